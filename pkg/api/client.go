@@ -1,0 +1,462 @@
+// Package api calls the two endpoints of the TI service: the exact search and
+// the current-caller events. It owns everything between a value and the
+// decoded response: URLs, the bearer header and cookie, timeouts, retries
+// with shared backoff, the response size cap, redirects that must not carry
+// the token away, and errors with a kind.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// Operation names, used in error messages.
+const (
+	OpSearch = "search"
+	OpEvents = "events"
+)
+
+const (
+	searchPath = "/api/ti/resources/search"
+	eventsPath = "/api/events/me"
+
+	maxRedirects   = 5
+	backoffBase    = 500 * time.Millisecond
+	backoffCap     = 10 * time.Second
+	maxRetryAfter  = 2 * time.Minute
+	defaultMaxBody = 32 << 20
+)
+
+// Options configure a Client. Zero values get sane defaults.
+type Options struct {
+	BaseURL       string // search host, may carry a path prefix
+	EventsBaseURL string // events host; "" = BaseURL
+	Token         string // search bearer token
+	EventsToken   string // events token; "" = Token
+	CookieName    string // events cookie carrying the token; "" sends none
+	Timeout       time.Duration
+	Retries       int
+	MaxBody       int64
+	UserAgent     string
+	Debug         io.Writer // request/response log with credentials redacted; nil = none
+	Transport     http.RoundTripper
+	// Sleep waits between retries; tests replace it. It returns early with
+	// ctx's error when ctx ends.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Client is safe for concurrent use; bulk searches share one.
+type Client struct {
+	opt    Options
+	base   *url.URL
+	events *url.URL
+	http   *http.Client
+
+	// pause is the shared backoff: a 429 or 503 with Retry-After holds back
+	// every request of this client, not only the one that saw it.
+	mu    sync.Mutex
+	pause time.Time
+}
+
+// New checks the URLs and builds a client. It refuses a plain-http URL to a
+// host that is not loopback unless allowInsecure, because the bearer token
+// would cross the network in clear.
+func New(o Options, allowInsecure bool) (*Client, error) {
+	if o.BaseURL == "" {
+		return nil, failure.New(failure.Config, "no base URL is configured").
+			WithHint("pass --base-url, set TILOOKUP_BASE_URL, or run `tilookup config set base_url URL` (or try --sandbox)")
+	}
+	base, err := parseBase(o.BaseURL, allowInsecure)
+	if err != nil {
+		return nil, err
+	}
+	events := base
+	if o.EventsBaseURL != "" {
+		if events, err = parseBase(o.EventsBaseURL, allowInsecure); err != nil {
+			return nil, err
+		}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = defaultMaxBody
+	}
+	if o.EventsToken == "" {
+		o.EventsToken = o.Token
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	if o.Transport == nil {
+		o.Transport = DefaultTransport(4)
+	}
+	c := &Client{opt: o, base: base, events: events}
+	c.http = &http.Client{Transport: o.Transport, CheckRedirect: c.checkRedirect}
+	return c, nil
+}
+
+// DefaultTransport is a keep-alive transport with idle connections sized
+// to the number of concurrent requests, honouring HTTPS_PROXY and NO_PROXY.
+func DefaultTransport(concurrency int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(concurrency, 2)
+	t.MaxIdleConns = max(concurrency*2, 100)
+	t.ResponseHeaderTimeout = 0 // the per-request context bounds it
+	return t
+}
+
+func parseBase(raw string, allowInsecure bool) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, failure.New(failure.Config, "base URL %q is not an http:// or https:// URL", raw)
+	}
+	if u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname()) {
+		return nil, failure.New(failure.Config, "refusing to send the token over plain http to %s", u.Host).
+			WithHint("use https://, or set allow_insecure_http: true if you accept that the token crosses the network in clear")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	return u, nil
+}
+
+// IsLoopback reports whether host names this machine: localhost or a
+// loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// SearchURL and EventsURL are the hosts calls go to; auth uses them to pick
+// the keyring entry.
+func (c *Client) SearchURL() *url.URL { return c.base }
+func (c *Client) EventsURL() *url.URL { return c.events }
+
+// Search asks for one exact value. limit <= 0 sends no limit.
+func (c *Client) Search(ctx context.Context, q string, limit int) (*SearchResponse, error) {
+	params := url.Values{"q": {q}}
+	if limit > 0 {
+		params.Set("limit", strconv.Itoa(limit))
+	}
+	u := *c.base
+	u.Path += searchPath
+	u.RawQuery = params.Encode()
+	body, err := c.get(ctx, OpSearch, &u, c.opt.Token, "")
+	if err != nil {
+		return nil, err
+	}
+	return DecodeSearch(body)
+}
+
+// DecodeSearch reads a search response tolerantly: any field may be missing,
+// null or of an unexpected type; only a body that is not a JSON object fails.
+func DecodeSearch(body []byte) (*SearchResponse, error) {
+	trimmed := strings.TrimSpace(string(body[:min(len(body), 64)]))
+	if trimmed == "" {
+		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode, Message: "the service answered with an empty body"}
+	}
+	if trimmed[0] != '{' {
+		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
+			Message: "the response is not a JSON object: " + clean(string(body[:min(len(body), 80)]))}
+	}
+	var r SearchResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
+				Message: "the response is not valid JSON: " + clean(err.Error()), Err: err}
+		}
+		// A field of an unexpected type: keep what decoded, as the spec
+		// shows no guarantees of shape; JSON output still passes raw bytes.
+	}
+	r.Raw = body
+	return &r, nil
+}
+
+// EventsMe calls GET /api/events/me and returns the JSON payload as sent.
+func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
+	u := *c.events
+	u.Path += eventsPath
+	body, err := c.get(ctx, OpEvents, &u, c.opt.EventsToken, c.opt.CookieName)
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(body) {
+		msg := "the response is not valid JSON"
+		if len(strings.TrimSpace(string(body))) == 0 {
+			msg = "the service answered with an empty body"
+		}
+		return nil, &APIError{Op: OpEvents, Status: http.StatusOK, Kind: failure.Decode, Message: msg}
+	}
+	return body, nil
+}
+
+// get performs a GET with retries and returns a 2xx body.
+func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie string) ([]byte, error) {
+	var lastErr error
+	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
+		if err := c.waitPause(ctx); err != nil {
+			return nil, interrupted(op, err, lastErr)
+		}
+		body, wait, err := c.try(ctx, op, u, token, cookie)
+		if err == nil {
+			return body, nil
+		}
+		lastErr = err
+		if wait < 0 || attempt == c.opt.Retries || ctx.Err() != nil {
+			break
+		}
+		if wait == 0 {
+			wait = backoff(attempt)
+		}
+		if err := c.opt.Sleep(ctx, wait); err != nil {
+			return nil, interrupted(op, err, lastErr)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, interrupted(op, ctx.Err(), lastErr)
+	}
+	return nil, lastErr
+}
+
+// try makes one request. wait < 0 means the error is final; wait > 0 is the
+// server's Retry-After; 0 means retry with backoff.
+func (c *Client) try(ctx context.Context, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, -1, failure.Wrap(failure.Config, err, "cannot build the request: "+err.Error())
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.opt.UserAgent != "" {
+		req.Header.Set("User-Agent", c.opt.UserAgent)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: cookie, Value: token})
+	}
+	start := time.Now()
+	c.logRequest(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.logf("< %s error after %s: %v", op, since(start), redactURLErr(err))
+		return nil, 0, transportError(op, ctx, err, c.opt.Timeout)
+	}
+	defer resp.Body.Close()
+	body, readErr := c.readBody(resp)
+	c.logf("< %s %s (%s, %d bytes)", resp.Proto, resp.Status, since(start), len(body))
+	if readErr != nil {
+		if errors.Is(readErr, errTooLarge) {
+			return nil, -1, &APIError{Op: op, Status: resp.StatusCode, Kind: failure.Decode,
+				Message: fmt.Sprintf("the response is larger than the %s cap", formatSize(c.opt.MaxBody)),
+				Hint:    "raise max_response_size, or lower --limit"}
+		}
+		return nil, 0, transportError(op, ctx, readErr, c.opt.Timeout)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return body, 0, nil
+	}
+	e := statusError(op, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		e.Message = "redirected too many times or to a location that was not followed"
+		return nil, -1, e
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		wait := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if wait > maxRetryAfter {
+			e.Hint = fmt.Sprintf("the service asks to wait %s; try again later", wait.Round(time.Second))
+			return nil, -1, e
+		}
+		if wait > 0 {
+			c.pauseAll(wait)
+		}
+		return nil, wait, e
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		return nil, 0, e
+	}
+	return nil, -1, e
+}
+
+var errTooLarge = errors.New("response too large")
+
+func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+	if resp.ContentLength > c.opt.MaxBody {
+		return nil, errTooLarge
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opt.MaxBody+1))
+	if err != nil {
+		return body, err
+	}
+	if int64(len(body)) > c.opt.MaxBody {
+		return nil, errTooLarge
+	}
+	return body, nil
+}
+
+// checkRedirect follows at most maxRedirects, and strips the credentials
+// when a redirect leaves the original host or drops to plain http: a token
+// belongs to one host.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	first := via[0].URL
+	if !strings.EqualFold(req.URL.Host, first.Host) || (first.Scheme == "https" && req.URL.Scheme != "https") {
+		req.Header.Del("Authorization")
+		req.Header.Del("Cookie")
+	}
+	c.logRequest(req)
+	return nil
+}
+
+func (c *Client) pauseAll(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if until := time.Now().Add(d); until.After(c.pause) {
+		c.pause = until
+	}
+}
+
+func (c *Client) waitPause(ctx context.Context) error {
+	c.mu.Lock()
+	wait := time.Until(c.pause)
+	c.mu.Unlock()
+	if wait <= 0 {
+		return ctx.Err()
+	}
+	return c.opt.Sleep(ctx, wait)
+}
+
+// backoff is capped exponential backoff with full jitter.
+func backoff(attempt int) time.Duration {
+	d := backoffBase << attempt
+	if d > backoffCap || d <= 0 {
+		d = backoffCap
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+func transportError(op string, ctx context.Context, err error, timeout time.Duration) error {
+	e := &APIError{Op: op, Kind: failure.Network, Err: err}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		e.Kind = failure.Timeout
+		e.Message = fmt.Sprintf("no complete answer within %s", timeout)
+		e.Hint = "the service is slow or unreachable; raise --timeout or try again later"
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		e.Message = "the connection closed before the response was complete"
+		e.Hint = "try again; a proxy or the service may be failing"
+	default:
+		e.Message = clean(describeNetErr(err))
+		e.Hint = "check the URL, your network and any proxy (HTTPS_PROXY)"
+	}
+	return e
+}
+
+// describeNetErr drops the "Get URL:" prefix of url.Error: the URL holds the
+// query, which can be long, and the operation already says what was called.
+func describeNetErr(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		msg := oe.Err.Error()
+		if oe.Addr != nil {
+			return fmt.Sprintf("cannot connect to %s: %s", oe.Addr, msg)
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+func interrupted(op string, err, last error) error {
+	if errors.Is(err, context.Canceled) {
+		return &APIError{Op: op, Kind: failure.Interrupted, Message: "interrupted", Err: err}
+	}
+	if last != nil {
+		return last
+	}
+	return &APIError{Op: op, Kind: failure.Timeout, Message: "deadline passed", Err: err}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// CheckBaseURLs validates both base URLs without building a client, so that
+// a bad or leaking URL is reported before any token is looked up.
+func CheckBaseURLs(o Options, allowInsecure bool) error {
+	if o.BaseURL == "" {
+		_, err := New(o, allowInsecure)
+		return err
+	}
+	if _, err := parseBase(o.BaseURL, allowInsecure); err != nil {
+		return err
+	}
+	if o.EventsBaseURL != "" {
+		if _, err := parseBase(o.EventsBaseURL, allowInsecure); err != nil {
+			return err
+		}
+	}
+	return nil
+}

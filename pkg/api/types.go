@@ -1,0 +1,34 @@
+package api
+
+import (
+	"encoding/json"
+)
+
+// SearchResponse is the body of a 200 from GET /api/ti/resources/search.
+// Every field may be missing or null; Raw keeps the server's exact bytes so
+// that JSON output can pass them through unchanged (unknown fields, exact
+// numbers).
+type SearchResponse struct {
+	Query             string   `json:"query"`
+	DetectedType      string   `json:"detected_type"`
+	Strategy          string   `json:"strategy"`
+	UnsupportedReason string   `json:"unsupported_reason"`
+	Results           []Result `json:"results"`
+
+	Raw json.RawMessage `json:"-"`
+}
+
+// Result is one matching resource.
+type Result struct {
+	Resource      string `json:"resource"`
+	Label         string `json:"label"`
+	Group         string `json:"group"`
+	MatchedColumn string `json:"matched_column"`
+	MatchedValue  string `json:"matched_value"`
+	// Count is kept as the server wrote it, so that a count beyond 2^53
+	// prints exactly. Empty when absent or null.
+	Count json.Number `json:"count"`
+	// Preview records are free-form objects; numbers inside are json.Number.
+	Preview   []map[string]any `json:"preview"`
+	DetailURL string           `json:"detail_url"`
+}

@@ -1,0 +1,91 @@
+// Package cli is tilookup's root command: global flags, the Factory, signal
+// handling, and the one place where an error becomes a stderr line and an
+// exit code.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// Main runs tilookup with the process's arguments and streams and returns
+// the exit code. Tests and testscript call it in-process.
+func Main() int {
+	return Run(os.Args[1:], iostreams.System())
+}
+
+// Run executes one command line against the given streams.
+func Run(args []string, ios *iostreams.IOStreams) int {
+	ctx, stop := interruptContext()
+	defer stop()
+
+	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+
+	return reportError(ios.ErrOut, root.ExecuteContext(ctx))
+}
+
+// reportError prints err as one line and returns its exit code.
+func reportError(w io.Writer, err error) int {
+	if err == nil {
+		return failure.ExitOK
+	}
+	var silent *cmdutil.SilentError
+	if errors.As(err, &silent) {
+		return silent.Code
+	}
+	msg := oneLine(err.Error())
+	if failure.KindOf(err) == failure.Usage && !strings.Contains(msg, "--help") {
+		msg += " (see 'tilookup --help')"
+	}
+	fmt.Fprintln(w, "tilookup: "+msg)
+	return failure.ExitCode(err)
+}
+
+// oneLine keeps an error message to a single sanitized line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return sanitize.String(s)
+}
+
+// interruptContext ends on the first SIGINT or SIGTERM; a second one exits
+// at once, for a user who does not want to wait for in-flight requests.
+func interruptContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			os.Exit(failure.ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+}

@@ -1,0 +1,167 @@
+// Package configcmd is `tilookup config get|set|unset|list|path`.
+package configcmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// NewCmd is `tilookup config`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config <command>",
+		Short: "Read and write settings in the config file",
+		Long: `Settings resolve in this order, highest first: flag, environment variable
+(TILOOKUP_*), the selected profile in the config file, the file's top level,
+built-in default. With --profile NAME, set and unset write into that profile.
+
+Keys:
+` + keyHelp(),
+	}
+	completeKeys := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+	}
+	completeValues := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+		}
+		if k, ok := config.Lookup(args[0]); ok && len(args) == 1 {
+			return k.Values, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+
+	cmd.AddCommand(&cobra.Command{
+		Use:               "get <key>",
+		Short:             "Print the effective value of a key",
+		Args:              cmdutil.ExactArgs(1, "a key"),
+		ValidArgsFunction: completeKeys,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if _, ok := config.Lookup(args[0]); !ok {
+				return unknown(args[0])
+			}
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(f.IO.Out, cfg.Get(args[0]))
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:               "set <key> <value>",
+		Short:             "Write a key to the config file (mode 0600)",
+		Args:              cmdutil.ExactArgs(2, "a key and a value"),
+		ValidArgsFunction: completeValues,
+		RunE: func(_ *cobra.Command, args []string) error {
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			return cfg.Set(args[0], args[1])
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:               "unset <key>",
+		Short:             "Remove a key from the config file",
+		Args:              cmdutil.ExactArgs(1, "a key"),
+		ValidArgsFunction: completeKeys,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if _, ok := config.Lookup(args[0]); !ok {
+				return unknown(args[0])
+			}
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			return cfg.Unset(args[0])
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "Print every key with its effective value and where it comes from",
+		Args:  cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			return list(f, cfg, cfg.Get("output"))
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "path",
+		Short: "Print the config file's path",
+		Args:  cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			flagPath := ""
+			if f.ConfigFlag != nil {
+				flagPath = *f.ConfigFlag
+			}
+			p, err := config.Path(flagPath)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(f.IO.Out, p)
+			return nil
+		},
+	})
+	return cmd
+}
+
+func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
+	if format == "json" || format == "ndjson" {
+		type entry struct {
+			Key    string `json:"key"`
+			Value  string `json:"value"`
+			Source string `json:"source"`
+		}
+		entries := make([]entry, 0, len(config.Keys))
+		for _, k := range config.Keys {
+			entries = append(entries, entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)})
+		}
+		b, _ := json.Marshal(entries)
+		fmt.Fprintln(f.IO.Out, string(b))
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	for _, k := range config.Keys {
+		src := cfg.Source(k.Name)
+		if src != "" {
+			src = "(" + src + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, cfg.Get(k.Name), src)
+	}
+	return tw.Flush()
+}
+
+func unknown(name string) error {
+	if name == "token" {
+		return failure.New(failure.Usage, "the token is not a config value").
+			WithHint("use `tilookup auth login`, or set TILOOKUP_TOKEN")
+	}
+	return failure.New(failure.Usage, "unknown config key %q", name).
+		WithHint("see `tilookup config --help` for the keys")
+}
+
+func keyHelp() string {
+	s := ""
+	for _, k := range config.Keys {
+		env := ""
+		if k.Env != "" {
+			env = " [" + k.Env + "]"
+		}
+		s += fmt.Sprintf("  %-20s %s%s\n", k.Name, k.Help, env)
+	}
+	return s
+}

@@ -1,0 +1,178 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"golang.org/x/time/rate"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
+)
+
+// pipeline looks values up with a bounded pool of workers and emits one
+// record per input, in input order. Its window (the queue between the
+// reader and the printer) bounds memory: one slow value holds back at most
+// window values, however long the input.
+type pipeline struct {
+	client      *api.Client
+	limit       int
+	refang      bool
+	concurrency int
+	rate        float64
+}
+
+// call is one request; identical values inside the window share it.
+type call struct {
+	value string
+	done  chan struct{}
+	resp  *api.SearchResponse
+	err   error
+	refs  int
+}
+
+// job is one input line and the call that answers it (nil when the value
+// was rejected locally).
+type job struct {
+	in    input
+	value string
+	call  *call
+	err   error
+}
+
+func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record) error) error {
+	window := max(4*p.concurrency, 16)
+	queue := make(chan *job, window)
+	work := make(chan *call)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var limiter *rate.Limiter
+	if p.rate > 0 {
+		limiter = rate.NewLimiter(rate.Limit(p.rate), 1)
+	}
+	var wg sync.WaitGroup
+	for range p.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				p.do(ctx, limiter, c)
+			}
+		}()
+	}
+
+	var mu sync.Mutex
+	inflight := map[string]*call{}
+
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(queue)
+		defer close(work)
+		readErr <- p.produce(ctx, in, queue, work, &mu, inflight)
+	}()
+
+	var emitErr error
+	for j := range queue {
+		if emitErr != nil {
+			continue // drain so the producer and workers can finish
+		}
+		rec := output.Record{Input: j.in.text, Query: j.value, Err: j.err}
+		if j.call != nil {
+			select {
+			case <-j.call.done:
+			case <-ctx.Done():
+				<-j.call.done
+			}
+			rec.Resp, rec.Err = j.call.resp, j.call.err
+			mu.Lock()
+			if j.call.refs--; j.call.refs == 0 {
+				delete(inflight, j.call.value)
+			}
+			mu.Unlock()
+		}
+		if failure.KindOf(rec.Err) == failure.Interrupted {
+			// An interrupted value is not a record: stop at the last
+			// complete one, so every printed line is whole and true.
+			emitErr = rec.Err
+			cancel()
+			continue
+		}
+		if err := emit(rec); err != nil {
+			emitErr = err
+			cancel()
+		}
+	}
+	wg.Wait()
+	err := <-readErr
+	if emitErr != nil {
+		if failure.KindOf(emitErr) == failure.Interrupted {
+			return nil // run() reports the interruption from ctx
+		}
+		return emitErr
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// produce reads inputs, prepares each value and queues it in order; a new
+// value is also handed to the workers, a duplicate in the window is not.
+func (p *pipeline) produce(ctx context.Context, in *inputs, queue chan<- *job, work chan<- *call, mu *sync.Mutex, inflight map[string]*call) error {
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line, ok, err := in.next()
+		if err != nil || !ok {
+			return err
+		}
+		j := &job{in: line, err: line.err}
+		if j.err == nil {
+			j.value, _, j.err = ioc.Prepare(line.text, p.refang)
+		}
+		var fresh *call
+		if j.err == nil {
+			mu.Lock()
+			c, dup := inflight[j.value]
+			if !dup {
+				c = &call{value: j.value, done: make(chan struct{})}
+				inflight[j.value] = c
+				fresh = c
+			}
+			c.refs++
+			j.call = c
+			mu.Unlock()
+		}
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if fresh != nil {
+			select {
+			case work <- fresh:
+			case <-ctx.Done():
+				fresh.err = &api.APIError{Op: api.OpSearch, Kind: failure.Interrupted, Message: "interrupted"}
+				close(fresh.done)
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+func (p *pipeline) do(ctx context.Context, limiter *rate.Limiter, c *call) {
+	defer close(c.done)
+	if limiter != nil {
+		if err := limiter.Wait(ctx); err != nil {
+			c.err = &api.APIError{Op: api.OpSearch, Kind: failure.Interrupted, Message: "interrupted", Err: err}
+			return
+		}
+	}
+	c.resp, c.err = p.client.Search(ctx, c.value, p.limit)
+}

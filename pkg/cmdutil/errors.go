@@ -1,0 +1,36 @@
+package cmdutil
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// SilentError carries an exit code whose explanation was already printed
+// (per-value errors in a stream, or -e with no match).
+type SilentError struct{ Code int }
+
+func (e *SilentError) Error() string { return "exit status" }
+
+// ExitWith returns nil for 0, else a SilentError with the code.
+func ExitWith(code int) error {
+	if code == failure.ExitOK {
+		return nil
+	}
+	return &SilentError{Code: code}
+}
+
+// UsageError is a usage problem with a one-line message.
+func UsageError(format string, args ...any) error {
+	return failure.New(failure.Usage, format, args...)
+}
+
+// ExactArgs is cobra.ExactArgs with a message that says what is expected.
+func ExactArgs(n int, what string) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return UsageError("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}

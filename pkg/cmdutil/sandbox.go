@@ -1,0 +1,25 @@
+package cmdutil
+
+import (
+	"fmt"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/sandbox"
+)
+
+// StartSandbox runs the reference server in-process on loopback and points
+// this process's calls at it with its demo token. The caller closes it.
+func (f *Factory) StartSandbox() (*sandbox.Server, error) {
+	srv, err := sandbox.Start(sandbox.Options{}, "", "")
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, "cannot start the sandbox: "+err.Error())
+	}
+	f.Override("base_url", srv.SearchURL)
+	f.Override("events_base_url", srv.EventsURL)
+	f.Override("allow_insecure_http", "false")
+	f.OverrideToken(sandbox.DemoToken)
+	if f.IO.IsStderrTTY() {
+		fmt.Fprintln(f.IO.ErrOut, "Using the built-in sandbox: demo data, not real intelligence.")
+	}
+	return srv, nil
+}

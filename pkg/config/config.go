@@ -1,0 +1,342 @@
+// Package config resolves tilookup's settings. Precedence, highest first:
+// flag, environment variable, the selected profile in the config file, the
+// file's top level, built-in default. Viper does the layering; the file is
+// read and written here as a YAML node tree so that `config set` keeps the
+// user's comments and order.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// Config is the loaded configuration of one process.
+type Config struct {
+	v       *viper.Viper
+	flags   *pflag.FlagSet
+	path    string
+	profile string
+	doc     *yaml.Node // the file's document node; nil when there is no file
+	top     map[string]any
+	section map[string]any // the selected profile's keys, nil when none
+}
+
+// Path returns the config file to use: the --config flag, else
+// TILOOKUP_CONFIG, else tilookup/config.yaml under the user config dir.
+func Path(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if p := os.Getenv("TILOOKUP_CONFIG"); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", failure.Wrap(failure.Config, err, "cannot find the user config directory").
+			WithHint("set TILOOKUP_CONFIG or pass --config FILE")
+	}
+	return filepath.Join(dir, "tilookup", "config.yaml"), nil
+}
+
+// Load reads the file at path (a missing file is an empty one) and layers it
+// under the changed flags of fs and the TILOOKUP_* environment.
+func Load(path string, fs *pflag.FlagSet) (*Config, error) {
+	c := &Config{v: viper.New(), flags: fs, path: path}
+	c.v.AllowEmptyEnv(true)
+	if err := c.readFile(); err != nil {
+		return nil, err
+	}
+	for _, k := range Keys {
+		if k.Default != "" {
+			c.v.SetDefault(k.Name, k.Default)
+		}
+		if k.Env != "" {
+			_ = c.v.BindEnv(k.Name, k.Env)
+		}
+		if k.Flag != "" && fs != nil {
+			if f := fs.Lookup(k.Flag); f != nil {
+				_ = c.v.BindPFlag(k.Name, f)
+			}
+		}
+	}
+	if err := c.v.MergeConfigMap(c.top); err != nil {
+		return nil, failure.Wrap(failure.Config, err, "cannot use config file "+path)
+	}
+	if err := c.selectProfile(); err != nil {
+		return nil, err
+	}
+	for _, k := range Keys {
+		if v := c.v.GetString(k.Name); v != "" {
+			if err := k.Validate(v); err != nil {
+				return nil, failure.New(failure.Config, "%v (from %s)", err, c.Source(k.Name))
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *Config) readFile() error {
+	data, err := os.ReadFile(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.top = map[string]any{}
+		return nil
+	}
+	if err != nil {
+		return failure.Wrap(failure.Config, err, "cannot read config file: "+err.Error())
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return failure.New(failure.Config, "config file %s is not valid YAML: %v", c.path, firstLine(err.Error()))
+	}
+	top := map[string]any{}
+	if len(doc.Content) > 0 {
+		if err := doc.Content[0].Decode(&top); err != nil {
+			return failure.New(failure.Config, "config file %s must be a mapping of keys: %v", c.path, firstLine(err.Error()))
+		}
+		c.doc = &doc
+	}
+	if top == nil {
+		top = map[string]any{}
+	}
+	c.top = top
+	return nil
+}
+
+// selectProfile merges the chosen profile over the top level, so that flags
+// and environment still win over it but it wins over the file's top level.
+func (c *Config) selectProfile() error {
+	name := c.v.GetString("profile")
+	if name == "" {
+		return nil
+	}
+	profiles, _ := c.top["profiles"].(map[string]any)
+	section, ok := profiles[name].(map[string]any)
+	if !ok {
+		known := c.Profiles()
+		hint := "define it under profiles: in " + c.path
+		if len(known) > 0 {
+			hint = "known profiles: " + strings.Join(known, ", ")
+		}
+		return failure.New(failure.Config, "profile %q not found in %s", name, c.path).WithHint(hint)
+	}
+	c.profile, c.section = name, section
+	return c.v.MergeConfigMap(section)
+}
+
+// Get returns the effective value of a key.
+func (c *Config) Get(name string) string {
+	if name == "events_base_url" {
+		if v := c.v.GetString(name); v != "" {
+			return v
+		}
+		return c.v.GetString("base_url")
+	}
+	return c.v.GetString(name)
+}
+
+// Source says which layer a key's value comes from: flag, env, profile NAME,
+// file, default, or "" when unset.
+func (c *Config) Source(name string) string {
+	k, _ := Lookup(name)
+	if k.Flag != "" && c.flags != nil {
+		if f := c.flags.Lookup(k.Flag); f != nil && f.Changed {
+			return "flag --" + k.Flag
+		}
+	}
+	if k.Env != "" {
+		if _, ok := os.LookupEnv(k.Env); ok {
+			return "env " + k.Env
+		}
+	}
+	if _, ok := c.section[name]; ok {
+		return "profile " + c.profile
+	}
+	if _, ok := c.top[name]; ok {
+		return "file"
+	}
+	if k.Default != "" {
+		return "default"
+	}
+	if name == "events_base_url" && c.Get(name) != "" {
+		return "base_url"
+	}
+	return ""
+}
+
+// File returns the config file path in use.
+func (c *Config) File() string { return c.path }
+
+// Profile returns the selected profile's name, or "".
+func (c *Config) Profile() string { return c.profile }
+
+// Profiles lists the profile names defined in the file, sorted.
+func (c *Config) Profiles() []string {
+	profiles, _ := c.top["profiles"].(map[string]any)
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Set writes key=value into the file: into the selected profile when one is
+// selected, else at the top level. The file is created 0600 if needed.
+func (c *Config) Set(name, value string) error {
+	k, ok := Lookup(name)
+	if !ok {
+		return unknownKey(name)
+	}
+	if err := k.Validate(value); err != nil {
+		return failure.New(failure.Usage, "%v", err)
+	}
+	path := []string{name}
+	if c.profile != "" && name != "profile" {
+		path = []string{"profiles", c.profile, name}
+	}
+	return c.edit(func(root *yaml.Node) { setPath(root, path, value) })
+}
+
+// Unset removes a key from the file (from the selected profile if any).
+func (c *Config) Unset(name string) error {
+	path := []string{name}
+	if c.profile != "" && name != "profile" {
+		path = []string{"profiles", c.profile, name}
+	}
+	return c.edit(func(root *yaml.Node) { deletePath(root, path) })
+}
+
+func unknownKey(name string) error {
+	if name == "token" {
+		return failure.New(failure.Usage, "the token is not a config value").
+			WithHint("use `tilookup auth login`, or set TILOOKUP_TOKEN")
+	}
+	return failure.New(failure.Usage, "unknown config key %q", name).
+		WithHint("valid keys: " + strings.Join(KeyNames(), ", "))
+}
+
+// edit applies fn to the file's root mapping and writes the file back.
+func (c *Config) edit(fn func(root *yaml.Node)) error {
+	if c.doc == nil {
+		c.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := c.doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return failure.New(failure.Config, "config file %s is not a mapping of keys", c.path)
+	}
+	fn(root)
+	data, err := yaml.Marshal(c.doc)
+	if err != nil {
+		return failure.Wrap(failure.Config, err, "cannot encode the config file")
+	}
+	if err := WriteFile(c.path, data); err != nil {
+		return err
+	}
+	return c.readFile()
+}
+
+// WriteFile replaces path with data atomically, mode 0600 (it may hold a
+// token), creating the directory 0700.
+func WriteFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return failure.Wrap(failure.Config, err, "cannot create "+dir+": "+err.Error())
+	}
+	tmp, err := os.CreateTemp(dir, ".config-*.yaml")
+	if err != nil {
+		return failure.Wrap(failure.Config, err, "cannot write the config file: "+err.Error())
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return failure.Wrap(failure.Config, err, "cannot write the config file: "+err.Error())
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return failure.Wrap(failure.Config, err, "cannot write the config file: "+err.Error())
+	}
+	if err := tmp.Close(); err != nil {
+		return failure.Wrap(failure.Config, err, "cannot write the config file: "+err.Error())
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return failure.Wrap(failure.Config, err, "cannot write the config file: "+err.Error())
+	}
+	return nil
+}
+
+func setPath(m *yaml.Node, path []string, value string) {
+	for i, key := range path {
+		child := lookupNode(m, key)
+		last := i == len(path)-1
+		if child == nil {
+			child = &yaml.Node{Kind: yaml.MappingNode}
+			if last {
+				child = &yaml.Node{Kind: yaml.ScalarNode}
+			}
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, child)
+		}
+		if last {
+			child.Kind, child.Tag, child.Value, child.Content = yaml.ScalarNode, "", value, nil
+			child.Style = 0
+			if value == "" {
+				child.Style = yaml.DoubleQuotedStyle
+			}
+			return
+		}
+		if child.Kind != yaml.MappingNode {
+			child.Kind, child.Tag, child.Value, child.Content = yaml.MappingNode, "", "", nil
+		}
+		m = child
+	}
+}
+
+func deletePath(m *yaml.Node, path []string) {
+	for i, key := range path {
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value != key {
+				continue
+			}
+			if i == len(path)-1 {
+				m.Content = append(m.Content[:j], m.Content[j+2:]...)
+				return
+			}
+			m = m.Content[j+1]
+			break
+		}
+		if m.Kind != yaml.MappingNode {
+			return
+		}
+	}
+}
+
+func lookupNode(m *yaml.Node, key string) *yaml.Node {
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		if m.Content[j].Value == key {
+			return m.Content[j+1]
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// String shows a value for `config get/list`.
+func (c *Config) String() string { return fmt.Sprintf("config(%s)", c.path) }
+
+type yamlNode = yaml.Node

@@ -1,0 +1,132 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Key describes one configuration setting: where it may come from and what
+// values it accepts. The table below is the single list that `config
+// get/set/list`, flag binding, environment binding and completion read.
+type Key struct {
+	Name     string
+	Flag     string // global flag name, "" when there is none
+	Env      string // environment variable, "" when there is none
+	Default  string
+	Help     string
+	Values   []string // allowed values, for validation and completion
+	validate func(string) error
+}
+
+// Keys lists every setting, in the order `config list` prints them.
+var Keys = []Key{
+	{Name: "base_url", Flag: "base-url", Env: "TILOOKUP_BASE_URL", Help: "where /api/ti/resources/search is served (may carry a path prefix)", validate: validURL},
+	{Name: "events_base_url", Flag: "events-base-url", Env: "TILOOKUP_EVENTS_BASE_URL", Help: "where /api/events/me is served (default: base_url)", validate: validURL},
+	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: "jwt", Help: "cookie that also carries the token on the events call; empty sends none"},
+	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration)", validate: validDuration},
+	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
+	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
+	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
+	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
+	{Name: "allow_insecure_http", Env: "TILOOKUP_ALLOW_INSECURE_HTTP", Default: "false", Help: "allow sending the token over plain http to a non-loopback host", Values: []string{"true", "false"}},
+	{Name: "keyring_timeout", Env: "TILOOKUP_KEYRING_TIMEOUT", Default: "3s", Help: "how long to wait for the OS keyring (Go duration)", validate: validDuration},
+	{Name: "max_response_size", Env: "TILOOKUP_MAX_RESPONSE_SIZE", Default: "32MiB", Help: "largest response body accepted (bytes, or with KiB/MiB/GiB)", validate: validSize},
+}
+
+// Lookup finds a key by name.
+func Lookup(name string) (Key, bool) {
+	for _, k := range Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// KeyNames lists every key name, for completion and error messages.
+func KeyNames() []string {
+	names := make([]string, len(Keys))
+	for i, k := range Keys {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// Validate checks a value for this key.
+func (k Key) Validate(v string) error {
+	if len(k.Values) > 0 {
+		for _, ok := range k.Values {
+			if v == ok {
+				return nil
+			}
+		}
+		return fmt.Errorf("invalid value %q for %s: want one of %s", v, k.Name, strings.Join(k.Values, ", "))
+	}
+	if k.validate != nil && v != "" {
+		if err := k.validate(v); err != nil {
+			return fmt.Errorf("invalid value %q for %s: %v", v, k.Name, err)
+		}
+	}
+	return nil
+}
+
+func validURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("want an http:// or https:// URL")
+	}
+	if u.Host == "" {
+		return fmt.Errorf("the URL has no host")
+	}
+	return nil
+}
+
+func validDuration(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a Go duration such as 30s or 2m")
+	}
+	if d <= 0 {
+		return fmt.Errorf("want a positive duration")
+	}
+	return nil
+}
+
+func validCount(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 20 {
+		return fmt.Errorf("want a whole number from 0 to 20")
+	}
+	return nil
+}
+
+func validSize(s string) error {
+	_, err := ParseSize(s)
+	return err
+}
+
+// ParseSize reads a byte count such as 1048576, 512KiB, 32MiB or 1GiB.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("want a positive size such as 32MiB")
+	}
+	return n * mult, nil
+}

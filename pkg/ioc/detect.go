@@ -1,0 +1,387 @@
+package ioc
+
+import (
+	"net/netip"
+	"strings"
+	"unicode/utf8"
+)
+
+// Detect tells the type of an indicator that is already trimmed and
+// refanged; see RULES.md for what each type accepts. Anything that fits no
+// type is Unknown. Detect does not allocate.
+func Detect(s string) Type {
+	if s == "" {
+		return Unknown
+	}
+	if t := hashType(s); t != Unknown {
+		return t
+	}
+	if isCVE(s) {
+		return CVE
+	}
+	if strings.Contains(s, "://") {
+		if _, ok := splitURL(s); ok {
+			return URL
+		}
+		return Unknown
+	}
+	if isIPv4(s) {
+		return IPv4
+	}
+	if isIPv6(s) {
+		return IPv6
+	}
+	if isDomain(s, true) {
+		return Domain
+	}
+	// Before email: example.com/a@b.com is a URL whose path holds an '@'.
+	if _, ok := splitURL(s); ok {
+		return URL
+	}
+	if isEmail(s) {
+		return Email
+	}
+	return Unknown
+}
+
+// hashType recognises a hex digest by its length alone: 32, 40, 64 or 128
+// hex digits, any case. Other lengths (63, 65, ...) are no hash.
+func hashType[T string | []byte](s T) Type {
+	var t Type
+	switch len(s) {
+	case 32:
+		t = MD5
+	case 40:
+		t = SHA1
+	case 64:
+		t = SHA256
+	case 128:
+		t = SHA512
+	default:
+		return Unknown
+	}
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return Unknown
+		}
+	}
+	return t
+}
+
+// isCVE accepts CVE-YYYY-NNNN..., any case: a four-digit year and a
+// sequence number of 4 to 19 digits, as MITRE assigns them.
+func isCVE[T string | []byte](s T) bool {
+	if len(s) < 13 || len(s) > 28 || lower(s[0]) != 'c' || lower(s[1]) != 'v' || lower(s[2]) != 'e' || s[3] != '-' || s[8] != '-' {
+		return false
+	}
+	for i := 4; i < 8; i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	for i := 9; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isIPv4 accepts dotted-quad decimal only. A part with a leading zero
+// ("010") is refused: inet_aton reads it as octal, other software as
+// decimal, so the address it stands for is ambiguous.
+func isIPv4[T string | []byte](s T) bool {
+	parts, v, digits := 0, 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '.' {
+			if digits == 0 || parts == 4 {
+				return false
+			}
+			parts++
+			v, digits = 0, 0
+			continue
+		}
+		c := s[i]
+		if !isDigit(c) || digits == 3 || (digits == 1 && v == 0) {
+			return false
+		}
+		v = v*10 + int(c-'0')
+		if v > 255 {
+			return false
+		}
+		digits++
+	}
+	return parts == 4
+}
+
+// isIPv6 accepts what net/netip parses as IPv6, IPv4-mapped forms and a zone
+// included, bare or in brackets ([2001:db8::1]).
+func isIPv6[T string | []byte](s T) bool {
+	_, ok := parseIPv6(s)
+	return ok
+}
+
+func parseIPv6[T string | []byte](s T) (netip.Addr, bool) {
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = s[1 : len(s)-1]
+	}
+	if len(s) < 2 || len(s) > 64 || !hasColon(s) {
+		return netip.Addr{}, false
+	}
+	a, err := netip.ParseAddr(string(s))
+	if err != nil || !a.Is6() {
+		return netip.Addr{}, false
+	}
+	return a, true
+}
+
+func hasColon[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			return true
+		}
+	}
+	return false
+}
+
+// isDomain accepts a host name of at least two labels: each 1 to 63 bytes of
+// letters, digits, '-' (not first or last) and '_' (found in service names
+// and in malware's hosts), Unicode letters allowed (IDN), the last label
+// (TLD) not numeric and made of letters (or xn--), at most 253 bytes, and
+// one optional trailing dot if trailingDot.
+func isDomain[T string | []byte](s T, trailingDot bool) bool {
+	if trailingDot && len(s) > 1 && s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	labels, tld, ok := hostLabels(s)
+	return ok && labels >= 2 && validTLD(s[tld:])
+}
+
+// hostLabels checks the label syntax of a host name and returns the number
+// of labels and where the last one starts.
+func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
+	if len(s) == 0 || len(s) > 253 {
+		return 0, 0, false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '.' {
+			n := i - start
+			if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' {
+				return 0, 0, false
+			}
+			labels++
+			last = start
+			start = i + 1
+			continue
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if class[c]&cLabel == 0 {
+				return 0, 0, false
+			}
+			continue
+		}
+		r, size := decodeRune(s[i:])
+		if r == utf8.RuneError || !isLetterRune(r) {
+			return 0, 0, false
+		}
+		i += size - 1
+	}
+	return labels, last, true
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	if len(s) > utf8.UTFMax {
+		s = s[:utf8.UTFMax]
+	}
+	return utf8.DecodeRuneInString(string(s))
+}
+
+// validTLD refuses numeric and underscored TLDs; ASCII ones must be letters
+// (at least two) or an xn-- A-label.
+func validTLD[T string | []byte](t T) bool {
+	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
+		return true
+	}
+	ascii := 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= utf8.RuneSelf {
+			continue // letters already checked by hostLabels
+		}
+		if class[c]&cAlpha == 0 {
+			return false
+		}
+		ascii++
+	}
+	return ascii != 1 || len(t) > 1
+}
+
+// isEmail accepts local@domain: a local part of 1 to 64 bytes of the
+// characters RFC 5322 allows unquoted (dots not first, last or doubled) and
+// a domain as isDomain without a trailing dot.
+func isEmail[T string | []byte](s T) bool {
+	at := -1
+	for i := 0; i < len(s); i++ {
+		if s[i] == '@' {
+			if at >= 0 {
+				return false
+			}
+			at = i
+		}
+	}
+	return at > 0 && validLocal(s[:at]) && isDomain(s[at+1:], false)
+}
+
+func validLocal[T string | []byte](l T) bool {
+	if len(l) == 0 || len(l) > 64 || l[0] == '.' || l[len(l)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if c == '.' && i > 0 && l[i-1] == '.' {
+			return false
+		}
+		if !isLocalByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLocalByte(c byte) bool {
+	return isAlnum(c) || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0
+}
+
+// urlParts locates the pieces of a URL: s[:scheme] is the scheme (scheme is
+// -1 without one), s[host:hostEnd] the host (brackets included for IPv6),
+// s[hostEnd:] the port, path, query and fragment.
+type urlParts struct {
+	scheme, host, hostEnd int
+}
+
+// splitURL accepts scheme://[userinfo@]host[:port][/path][?query][#frag],
+// and, without a scheme, host[:port] followed by a path or with a port
+// (example.com/x, 192.0.2.1:8080). With a scheme the host may be a single
+// label (http://intranet/); without one it must be an IPv4 address, a
+// bracketed IPv6 address or a domain. A port is 1 to 5 digits up to 65535.
+// White space and control characters are refused anywhere.
+func splitURL[T string | []byte](s T) (urlParts, bool) {
+	var p urlParts
+	p.scheme = -1
+	auth := 0
+	if i := schemeEnd(s); i > 0 {
+		p.scheme = i
+		auth = i + 3
+	}
+	end := auth
+	for end < len(s) && s[end] != '/' && s[end] != '?' && s[end] != '#' {
+		end++
+	}
+	if p.scheme < 0 && (end == len(s) || s[end] != '/') {
+		end = len(s) // without a scheme only a path makes it a URL (or a port, below)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return p, false
+		}
+	}
+	p.host = auth
+	if p.scheme >= 0 {
+		for i := end - 1; i >= auth; i-- {
+			if s[i] == '@' {
+				p.host = i + 1
+				break
+			}
+		}
+	}
+	h := s[p.host:end]
+	portAt := -1
+	if len(h) > 0 && h[0] == '[' {
+		close := indexByte(h, ']')
+		if close < 0 || !isIPv6(h[:close+1]) {
+			return p, false
+		}
+		p.hostEnd = p.host + close + 1
+		if close+1 < len(h) {
+			if h[close+1] != ':' {
+				return p, false
+			}
+			portAt = close + 1
+		}
+	} else {
+		c := indexByte(h, ':')
+		if c >= 0 {
+			portAt = c
+			h = h[:c]
+		}
+		p.hostEnd = p.host + len(h)
+		if !validURLHost(h, p.scheme >= 0) {
+			return p, false
+		}
+	}
+	if portAt >= 0 {
+		if !validPort(s[p.host+portAt+1 : end]) {
+			return p, false
+		}
+	} else if p.scheme < 0 && end == len(s) {
+		return p, false // a bare host is a domain or an address, not a URL
+	}
+	return p, true
+}
+
+// schemeEnd returns the index of "://" after a scheme of two or more
+// characters (a letter, then letters, digits, '+', '-', '.'), or -1.
+func schemeEnd[T string | []byte](s T) int {
+	for i := 0; i+2 < len(s) && i <= 32; i++ {
+		c := s[i]
+		if c == ':' {
+			if i >= 2 && s[i+1] == '/' && s[i+2] == '/' {
+				return i
+			}
+			return -1
+		}
+		if class[c]&cAlpha == 0 && (i == 0 || !(isDigit(c) || c == '+' || c == '-' || c == '.')) {
+			return -1
+		}
+	}
+	return -1
+}
+
+func validURLHost[T string | []byte](h T, singleLabelOK bool) bool {
+	if isIPv4(h) {
+		return true
+	}
+	labels, last, ok := hostLabels(h)
+	if !ok {
+		return false
+	}
+	if labels == 1 {
+		return singleLabelOK
+	}
+	return validTLD(h[last:])
+}
+
+func validPort[T string | []byte](p T) bool {
+	if len(p) == 0 || len(p) > 5 {
+		return false
+	}
+	v := 0
+	for i := 0; i < len(p); i++ {
+		if !isDigit(p[i]) {
+			return false
+		}
+		v = v*10 + int(p[i]-'0')
+	}
+	return v <= 65535
+}
+
+func indexByte[T string | []byte](s T, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,594 @@
+package ioc
+
+// The extractor reads text a line at a time: it refangs the line, cuts it
+// into tokens at white space and at characters that never occur inside an
+// indicator (quotes, angle brackets, pipes, ...), finds URLs with a scheme
+// in each token, and cuts the rest into words at the remaining punctuation
+// (brackets, commas, '=', ...). Each word is then classified by the few
+// characters that matter (/ @ : .), so most prose words are dismissed after
+// one look at their bytes. No regular expressions are involved.
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"unicode/utf8"
+)
+
+// Indicator is one indicator found in text: its normalized value and type.
+type Indicator struct {
+	Value string
+	Type  Type
+}
+
+// Extract finds every indicator in free text, refanged, normalized, typed,
+// de-duplicated, in order of first appearance. See RULES.md for what counts.
+func Extract(text []byte) []Indicator {
+	var out []Indicator
+	e := newExtractor(nil, func(in Indicator) error {
+		out = append(out, in)
+		return nil
+	})
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		e.processLine(line)
+	}
+	return out
+}
+
+// maxLine is where ExtractReader cuts a line that has no end in sight (a
+// minified page, a binary), so that memory stays bounded; it cuts at the
+// last white space before it when there is one.
+const maxLine = 1 << 20
+
+// ExtractReader reads r (a report of any size) and calls fn for each new
+// indicator, in order, de-duplicated across the whole input, with memory
+// bounded by the line length (at most maxLine) plus the set of values
+// already seen. types filters what is reported (nil or empty = all); the
+// filter applies after classification, so an email address is still not
+// reported as a domain when only domains are asked for. An error from fn
+// stops the reading and is returned as is.
+func ExtractReader(r io.Reader, types []Type, fn func(Indicator) error) error {
+	e := newExtractor(types, fn)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			if len(long) >= maxLine {
+				cut := bytes.LastIndexAny(long, " \t")
+				if cut < len(long)/2 {
+					cut = len(long)
+				}
+				if e.processLine(long[:cut]) != nil {
+					return e.err
+				}
+				long = append(long[:0], long[cut:]...)
+			}
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			chunk = long
+		}
+		if len(chunk) > 0 && e.processLine(chunk) != nil {
+			return e.err
+		}
+		long = long[:0]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+type extractor struct {
+	want    uint16 // bit per type; 0 = all
+	fn      func(Indicator) error
+	err     error
+	rawSeen map[string]struct{} // type byte + text as found, to skip repeats without allocating
+	seen    map[string]struct{} // normalized values reported
+	marks   []int               // offsets in l where refang rewrote something
+	l       []byte              // the refanged line
+	key     []byte
+}
+
+func newExtractor(types []Type, fn func(Indicator) error) *extractor {
+	e := &extractor{
+		fn:      fn,
+		rawSeen: make(map[string]struct{}),
+		seen:    make(map[string]struct{}),
+	}
+	for _, t := range types {
+		e.want |= typeBit(t)
+	}
+	return e
+}
+
+func typeBit(t Type) uint16 {
+	for i, u := range AllTypes {
+		if u == t {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// wordByte marks what may appear inside a word: letters, digits and the
+// punctuation of host names, addresses and paths. Non-ASCII letters too.
+var wordByte = func() (w [256]bool) {
+	for c := 0; c < 256; c++ {
+		w[c] = c >= utf8.RuneSelf || isAlnum(byte(c))
+	}
+	for _, c := range ".-_@:%+/" {
+		w[c] = true
+	}
+	return w
+}()
+
+func (e *extractor) processLine(raw []byte) error {
+	e.l = refangLine(raw, &e.marks)
+	l := e.l
+	for i := 0; i < len(l) && e.err == nil; {
+		if !e.inToken(i) {
+			i += e.runeLen(i)
+			continue
+		}
+		j := i + e.runeLen(i)
+		for j < len(l) && e.inToken(j) {
+			j += e.runeLen(j)
+		}
+		e.token(i, j)
+		i = j
+	}
+	return e.err
+}
+
+// inToken reports whether l[i] belongs to a token: any ASCII byte that is
+// not hard, any letter, digit or mark beyond ASCII (IDN). Other Unicode
+// (curly quotes, ideographic punctuation, spaces) separates tokens.
+func (e *extractor) inToken(i int) bool {
+	c := e.l[i]
+	if c < utf8.RuneSelf {
+		return class[c]&cHard == 0
+	}
+	r, _ := utf8.DecodeRune(e.l[i:])
+	return r != utf8.RuneError && isLetterRune(r)
+}
+
+func (e *extractor) runeLen(i int) int {
+	if e.l[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := utf8.DecodeRune(e.l[i:])
+	return n
+}
+
+var schemeSep = []byte("://")
+
+func (e *extractor) token(a, b int) {
+	l := e.l
+	// Most tokens are prose words: nothing to see without one of . : @ /
+	// unless they are long enough for a hash or have a dash for a CVE.
+	if b-a < 32 {
+		interesting := false
+		for i := a; i < b; i++ {
+			switch l[i] {
+			case '.', ':', '@', '/', '-':
+				interesting = true
+			}
+		}
+		if !interesting {
+			return
+		}
+	}
+	for a < b {
+		k := bytes.Index(l[a:b], schemeSep)
+		if k < 0 {
+			break
+		}
+		k += a
+		s := k
+		for s > a && (isAlnum(l[s-1]) || l[s-1] == '+' || l[s-1] == '-') {
+			s--
+		}
+		for s < k && class[l[s]]&cAlpha == 0 {
+			s++
+		}
+		if k-s < 2 {
+			e.plain(a, k)
+			a = k + 3
+			continue
+		}
+		e.plain(a, s)
+		end := e.urlEnd(k+3, b)
+		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host {
+			e.emit(s, end, URL)
+		} else {
+			e.plain(k+3, end)
+		}
+		a = end
+	}
+	e.plain(a, b)
+}
+
+// urlEnd finds where a URL that goes on at l[i] ends, before b: at a comma
+// (CSV), at a ')' or ']' it did not open (markdown, prose), and before
+// trailing sentence punctuation.
+func (e *extractor) urlEnd(i, b int) int {
+	l := e.l
+	paren, brack := 0, 0
+	j := i
+scan:
+	for ; j < b; j++ {
+		switch l[j] {
+		case '(':
+			paren++
+		case ')':
+			if paren == 0 {
+				break scan
+			}
+			paren--
+		case '[':
+			brack++
+		case ']':
+			if brack == 0 {
+				break scan
+			}
+			brack--
+		case ',':
+			break scan
+		}
+	}
+	for j > i && isTrailingPunct(l[j-1]) {
+		j--
+	}
+	return j
+}
+
+func isTrailingPunct(c byte) bool {
+	switch c {
+	case '.', ',', ';', ':', '!', '?', '*', '(', '[':
+		return true
+	}
+	return false
+}
+
+// plain handles text without a scheme: it cuts it into words.
+func (e *extractor) plain(a, b int) {
+	l := e.l
+	for i := a; i < b; {
+		if !wordByte[l[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < b && wordByte[l[j]] {
+			j++
+		}
+		i = e.word(i, j, b)
+	}
+}
+
+// word classifies l[ws:we] and returns where scanning goes on: past we when
+// a URL without a scheme takes in what follows its path (query, fragment).
+func (e *extractor) word(ws, we, limit int) int {
+	l := e.l
+	for ws < we && l[ws] < utf8.RuneSelf && !isAlnum(l[ws]) {
+		if l[ws] == '/' {
+			return we // a path: /usr/lib/x.so, ./run.sh
+		}
+		ws++
+	}
+	end := we
+	for end > ws && isWordTrail(l[end-1]) {
+		end--
+	}
+	if end <= ws {
+		return we
+	}
+	slash, at, colon, dot := -1, -1, -1, false
+	for i := ws; i < end; i++ {
+		switch l[i] {
+		case '/':
+			if slash < 0 {
+				slash = i
+			}
+		case '@':
+			if at < 0 {
+				at = i
+			}
+		case ':':
+			if colon < 0 {
+				colon = i
+			}
+		case '.':
+			dot = true
+		}
+	}
+	switch {
+	case slash >= 0:
+		return e.slashWord(ws, end, slash, we, limit)
+	case at >= 0:
+		e.atWord(ws, end, at)
+	case colon >= 0:
+		e.colonWord(ws, end)
+	case dot:
+		e.dottedWord(ws, end)
+	default:
+		e.hashOrCVE(ws, end)
+	}
+	return we
+}
+
+func isWordTrail(c byte) bool {
+	switch c {
+	case '.', '-', '_', '@', '%', '+':
+		return true
+	}
+	return false
+}
+
+// pieces classifies the parts of l[a:b] between sep bytes, for words that
+// turned out to be several things glued together (ip:1.2.3.4, and/or).
+func (e *extractor) pieces(a, b int, sep byte) {
+	p := a
+	for k := a; k <= b; k++ {
+		if k == b || e.l[k] == sep {
+			if k > p {
+				e.word(p, k, k)
+			}
+			p = k + 1
+		}
+	}
+}
+
+// slashWord: host[:port]/path is a URL without a scheme (its query and
+// fragment may follow), an IPv4 address with a short numeric suffix is a
+// CIDR block, reported as its address; anything else is split at slashes.
+func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
+	l := e.l
+	if e.hostOK(ws, slash) {
+		if isIPv4(l[ws:slash]) && end-slash-1 >= 1 && end-slash-1 <= 2 && allDigits(l[slash+1:end]) && end == we {
+			e.ipv4(ws, slash)
+			return we
+		}
+		uend := e.urlEnd(slash, limit)
+		e.emit(ws, uend, URL)
+		return uend
+	}
+	e.pieces(ws, end, '/')
+	return we
+}
+
+func allDigits(s []byte) bool {
+	for _, c := range s {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// hostOK accepts the host[:port] of a URL without a scheme.
+func (e *extractor) hostOK(a, b int) bool {
+	h := e.l[a:b]
+	if c := indexByte(h, ':'); c >= 0 {
+		if !validPort(h[c+1:]) {
+			return false
+		}
+		b = a + c
+		h = h[:c]
+	}
+	return isIPv4(h) || e.domainOK(a, b)
+}
+
+// domainOK is the extractor's stricter domain test: a delegated TLD that is
+// not also a common file extension, unless the writer defanged the name.
+func (e *extractor) domainOK(a, b int) bool {
+	h := e.l[a:b]
+	if !isDomain(h, false) {
+		return false
+	}
+	if e.marked(a, b) {
+		return true
+	}
+	tld := h[bytes.LastIndexByte(h, '.')+1:]
+	return isKnownTLD(tld) && !isFileExt(tld)
+}
+
+func (e *extractor) marked(a, b int) bool {
+	for _, m := range e.marks {
+		if a <= m && m < b {
+			return true
+		}
+	}
+	return false
+}
+
+// atWord: local@domain is an email address (and nothing else: its domain is
+// not reported on its own); otherwise the parts around '@' are words.
+func (e *extractor) atWord(ws, end, at int) {
+	l := e.l
+	ls := at
+	for ls > ws && isLocalWordByte(l[ls-1]) {
+		ls--
+	}
+	for ls < at && l[ls] == '.' {
+		ls++
+	}
+	de := at + 1
+	for de < end && (l[de] == '.' || l[de] >= utf8.RuneSelf || class[l[de]]&cLabel != 0) {
+		de++
+	}
+	for de > at+1 && (l[de-1] == '.' || l[de-1] == '-') {
+		de--
+	}
+	if ls < at && isEmail(l[ls:de]) && e.domainOK(at+1, de) {
+		if ls > ws {
+			e.word(ws, ls, ls)
+		}
+		e.emit(ls, de, Email)
+		if de < end {
+			e.word(de, end, end)
+		}
+		return
+	}
+	e.pieces(ws, end, '@')
+}
+
+func isLocalWordByte(c byte) bool {
+	return isAlnum(c) || c == '.' || c == '-' || c == '_' || c == '%' || c == '+'
+}
+
+// colonWord: an IPv6 address, a host:port (reported as the host: without a
+// scheme a port is mostly the far end of a connection in a log), or
+// key:value pieces.
+func (e *extractor) colonWord(ws, end int) {
+	l := e.l
+	w := l[ws:end]
+	if plausibleIPv6(w) {
+		e.emit(ws, end, IPv6)
+		return
+	}
+	if c := bytes.LastIndexByte(w, ':'); c > 0 && validPort(w[c+1:]) && indexByte(w[:c], ':') < 0 {
+		if isIPv4(w[:c]) {
+			e.ipv4(ws, ws+c)
+			return
+		}
+		if e.domainOK(ws, ws+c) {
+			e.emit(ws, ws+c, Domain)
+			return
+		}
+	}
+	e.pieces(ws, end, ':')
+}
+
+// plausibleIPv6 is isIPv6 with a guard against words of prose and code that
+// happen to parse (dead::beef, Cafe::Babe, ::): at least two groups and a
+// digit somewhere.
+func plausibleIPv6(w []byte) bool {
+	groups, digit := 0, false
+	for i := 0; i < len(w); i++ {
+		if w[i] != ':' && (i == 0 || w[i-1] == ':') {
+			groups++
+		}
+		if isDigit(w[i]) {
+			digit = true
+		}
+	}
+	return groups >= 2 && digit && isIPv6(w)
+}
+
+// dottedWord: an IPv4 address, a domain, or a file name whose parts may
+// still hold a hash (44d88612fea8a8f36de82e1278abb02f.bin).
+func (e *extractor) dottedWord(ws, end int) {
+	l := e.l
+	if isIPv4(l[ws:end]) {
+		e.ipv4(ws, end)
+		return
+	}
+	// A call in code (obj.name(), user.id()) is not a host name.
+	called := end < len(l) && l[end] == '('
+	if e.domainOK(ws, end) && (!called || e.marked(ws, end)) {
+		e.emit(ws, end, Domain)
+		return
+	}
+	p := ws
+	for k := ws; k <= end; k++ {
+		if k == end || l[k] == '.' {
+			if k > p {
+				e.hashOrCVE(p, k)
+			}
+			p = k + 1
+		}
+	}
+}
+
+func (e *extractor) ipv4(a, b int) {
+	if !e.versionBefore(a) {
+		e.emit(a, b, IPv4)
+	}
+}
+
+// versionBefore reports whether the word before l[i] says that what follows
+// is a version number ("version 1.2.3.4", "ver. 10.0.0.1", "build: 6.1.7601.2").
+func (e *extractor) versionBefore(i int) bool {
+	l := e.l
+	k := i - 1
+	for k >= 0 && (l[k] == ' ' || l[k] == '\t' || l[k] == ':' || l[k] == '=' || l[k] == '.') {
+		k--
+	}
+	end := k + 1
+	for k >= 0 && class[l[k]]&cAlpha != 0 {
+		k--
+	}
+	w := l[k+1 : end]
+	if len(w) == 0 || len(w) > 10 {
+		return false
+	}
+	var buf [10]byte
+	for i := range w {
+		buf[i] = lower(w[i])
+	}
+	for _, v := range versionWords {
+		if string(buf[:len(w)]) == v {
+			return true
+		}
+	}
+	return false
+}
+
+// hashOrCVE looks in a word without / @ : or . for a CVE ID or hex digests:
+// runs of letters and digits of exactly a digest's length, so that a digest
+// inside a longer hex or alphanumeric run is not one.
+func (e *extractor) hashOrCVE(a, b int) {
+	l := e.l
+	if isCVE(l[a:b]) {
+		e.emit(a, b, CVE)
+		return
+	}
+	for i := a; i < b; {
+		if !isAlnum(l[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < b && isAlnum(l[j]) {
+			j++
+		}
+		if j-i >= 32 {
+			if t := hashType(l[i:j]); t != Unknown {
+				e.emit(i, j, t)
+			}
+		}
+		i = j
+	}
+}
+
+// emit reports l[a:b] as an indicator of type t unless it was seen before.
+func (e *extractor) emit(a, b int, t Type) {
+	if e.err != nil || (e.want != 0 && e.want&typeBit(t) == 0) {
+		return
+	}
+	raw := e.l[a:b]
+	e.key = append(append(e.key[:0], byte(typeBit(t)>>8), byte(typeBit(t))), raw...)
+	if _, ok := e.rawSeen[string(e.key)]; ok {
+		return
+	}
+	e.rawSeen[string(e.key)] = struct{}{}
+	v := Normalize(string(raw), t)
+	if _, ok := e.seen[v]; ok {
+		return
+	}
+	e.seen[v] = struct{}{}
+	e.err = e.fn(Indicator{Value: v, Type: t})
+}

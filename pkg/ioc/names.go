@@ -1,0 +1,73 @@
+package ioc
+
+import "strings"
+
+// tlds is the root zone (tlds.go). Free text is full of dotted words that
+// are no host names (e.g., i.e., obj.method), so the extractor only reports
+// domains under a delegated TLD; Detect, which is given a value the analyst
+// means as an indicator, only checks the syntax.
+var tlds = func() map[string]struct{} {
+	m := make(map[string]struct{}, 1600)
+	for _, t := range strings.Fields(tldList) {
+		m[t] = struct{}{}
+	}
+	return m
+}()
+
+func isKnownTLD[T string | []byte](t T) bool {
+	if len(t) == 0 || len(t) > 63 {
+		return false
+	}
+	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
+		return true // an A-label we cannot decode without x/net/idna
+	}
+	var buf [63]byte
+	for i := 0; i < len(t); i++ {
+		if t[i] >= 0x80 {
+			_, ok := tlds[strings.ToLower(string(t))]
+			return ok
+		}
+		buf[i] = lower(t[i])
+	}
+	_, ok := tlds[string(buf[:len(t)])]
+	return ok
+}
+
+// fileExts are extensions that make a dotted word a file name rather than a
+// host name in free text, even where they are TLDs too (.zip, .mov, .py,
+// .sh, .md, .rs, .so, .ps, .one): invoice.pdf, setup.exe,
+// update.zip. A defanged name (update[.]zip) or one inside a URL is a host
+// all the same.
+var fileExts = func() map[string]struct{} {
+	m := make(map[string]struct{}, 128)
+	for _, e := range strings.Fields(`
+		exe dll sys scr bat cmd ps1 psm1 psd1 vbs vbe js jse mjs wsf wsh hta lnk
+		msi msp msu jar class py pyc sh bash zsh rb php phtml asp aspx jsp cgi
+		doc docx docm dot dotm xls xlsx xlsm xlsb xlam ppt pptx pptm rtf pdf odt ods
+		txt csv tsv log ini cfg conf json xml yml yaml toml html htm xhtml mht css
+		zip rar 7z gz tgz tar bz2 xz zst lz lzh cab iso img vhd vhdx dmg apk ipa
+		elf bin dat tmp bak old dmp png jpg jpeg gif bmp svg ico tif tiff webp
+		mp3 mp4 mov avi mkv wav webm one onepkg chm inf reg cpl ocx drv so dylib ko
+		md go c h cpp hpp cs java kt rs swift ts tsx jsx vue lua ps eml msg
+		evtx pcap pcapng db sqlite lock pem crt cer der key pfx p12 war ear
+		`) {
+		m[e] = struct{}{}
+	}
+	return m
+}()
+
+func isFileExt[T string | []byte](e T) bool {
+	if len(e) > 8 {
+		return false
+	}
+	var buf [8]byte
+	for i := 0; i < len(e); i++ {
+		buf[i] = lower(e[i])
+	}
+	_, ok := fileExts[string(buf[:len(e)])]
+	return ok
+}
+
+// versionWords are the words after which a dotted quad is a version number,
+// not an address: "version 1.2.3.4", "v 10.0.17763.1", "build 6.1.7601.2".
+var versionWords = []string{"version", "ver", "v", "build", "release", "firmware", "rev", "revision"}

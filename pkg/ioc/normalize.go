@@ -1,0 +1,217 @@
+package ioc
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// MaxLen is the longest value, in bytes after trimming, that Validate lets
+// through: no indicator is longer, and the service refuses longer queries.
+const MaxLen = 4096
+
+// Validate rejects what must never be sent: a value empty after trimming
+// white space, longer than MaxLen bytes, not valid UTF-8, or containing a
+// control character (C0, DEL or C1; tabs and newlines inside the value
+// included). Byte offsets in messages count from the start of s. The error
+// is a *failure.Error of kind failure.Input with a one-line message.
+func Validate(s string) error {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return failure.New(failure.Input, "empty value")
+	}
+	if len(t) > MaxLen {
+		return failure.New(failure.Input, "value is %d bytes, more than the %d allowed", len(t), MaxLen)
+	}
+	off := strings.Index(s, t)
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return failure.New(failure.Input, "value contains control character U+%04X at byte %d", c, off+i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(t[i:])
+		if r == utf8.RuneError && size == 1 {
+			return failure.New(failure.Input, "value is not valid UTF-8 (byte 0x%02X at byte %d)", c, off+i)
+		}
+		if r >= 0x80 && r <= 0x9f {
+			return failure.New(failure.Input, "value contains control character U+%04X at byte %d", r, off+i)
+		}
+		i += size
+	}
+	return nil
+}
+
+// Prepare is what `search` and `detect` call for each input: trim white
+// space, Validate, then (if refang) Refang, Detect and Normalize. value is
+// what gets searched; on error it is "" and t is Unknown.
+func Prepare(input string, refang bool) (value string, t Type, err error) {
+	if err := Validate(input); err != nil {
+		return "", Unknown, err
+	}
+	v := strings.TrimSpace(input)
+	if refang {
+		v = strings.TrimSpace(Refang(v))
+	}
+	t = Detect(v)
+	return Normalize(v, t), t, nil
+}
+
+// Normalize returns the canonical form of s, an indicator of type t, that is
+// sent to the service:
+//
+//   - md5, sha1, sha256, sha512: lower-cased hex.
+//   - cve: upper-cased (CVE-2021-44228).
+//   - domain: lower-cased (Unicode lower-casing for IDN, which stays in
+//     Unicode: no punycode conversion either way), one trailing dot removed.
+//   - ipv4: as is (Detect only accepts the canonical dotted quad).
+//   - ipv6: brackets removed, zone dropped (it only means something on the
+//     host that wrote it), then RFC 5952 form via net/netip: lower-case,
+//     zeros compressed, IPv4-mapped as ::ffff:192.0.2.1.
+//   - email: local part as is (it may be case-sensitive), domain as for a
+//     domain.
+//   - url: scheme and host lower-cased, an IPv6 host in RFC 5952 form inside
+//     its brackets; user info, port, path, query and fragment untouched; no
+//     scheme is added to a URL written without one and no "/" to an empty
+//     path.
+//   - unknown, or s not of type t: s unchanged.
+//
+// Normalize returns s itself, without allocating, when it is already
+// canonical.
+func Normalize(s string, t Type) string {
+	switch t {
+	case MD5, SHA1, SHA256, SHA512:
+		if hashType(s) == t {
+			return toLower(s)
+		}
+	case CVE:
+		if isCVE(s) && (s[0] != 'C' || s[1] != 'V' || s[2] != 'E') {
+			return "CVE" + s[3:]
+		}
+	case Domain:
+		if isDomain(s, true) {
+			return normalizeHost(s)
+		}
+	case IPv6:
+		if a, ok := parseIPv6(s); ok {
+			if n := a.WithZone("").String(); n != s {
+				return n
+			}
+		}
+	case Email:
+		if isEmail(s) {
+			at := strings.IndexByte(s, '@')
+			if d := normalizeHost(s[at+1:]); d != s[at+1:] {
+				return s[:at+1] + d
+			}
+		}
+	case URL:
+		if p, ok := splitURL(s); ok {
+			return normalizeURL(s, p)
+		}
+	}
+	return s
+}
+
+func normalizeHost(h string) string {
+	if len(h) > 1 && h[len(h)-1] == '.' {
+		h = h[:len(h)-1]
+	}
+	return toLower(h)
+}
+
+func normalizeURL(s string, p urlParts) string {
+	scheme := ""
+	if p.scheme >= 0 {
+		scheme = s[:p.scheme]
+	}
+	host := s[p.host:p.hostEnd]
+	nhost := toLower(host)
+	if len(host) > 0 && host[0] == '[' {
+		if a, ok := parseIPv6(host); ok {
+			nhost = "[" + a.WithZone("").String() + "]"
+		}
+	}
+	nscheme := toLower(scheme)
+	if nscheme == scheme && nhost == host {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(nscheme)
+	b.WriteString(s[len(scheme):p.host])
+	b.WriteString(nhost)
+	b.WriteString(s[p.hostEnd:])
+	return b.String()
+}
+
+// Defang returns s, an indicator of type t (normalized), in a form that
+// chat and ticket systems will not turn into a link, for pasting into
+// tickets; Refang reverses it:
+//
+//   - url: http -> hxxp, https -> hxxps, ftp -> fxp, ftps -> fxps,
+//     "://" -> "[:]//", every '.' of the host -> "[.]", user info '@' -> "[@]";
+//     the path is left alone.
+//   - domain, ipv4: every '.' -> "[.]".
+//   - email: '@' -> "[@]" and every '.' of the domain -> "[.]".
+//   - ipv6, hashes, cve, unknown: unchanged (nothing links them).
+func Defang(s string, t Type) string {
+	switch t {
+	case Domain, IPv4:
+		return strings.ReplaceAll(s, ".", "[.]")
+	case Email:
+		at := strings.LastIndexByte(s, '@')
+		if at < 0 {
+			return s
+		}
+		return s[:at] + "[@]" + strings.ReplaceAll(s[at+1:], ".", "[.]")
+	case URL:
+		if p, ok := splitURL(s); ok {
+			return defangURL(s, p)
+		}
+	}
+	return s
+}
+
+func defangURL(s string, p urlParts) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	auth := 0
+	if p.scheme >= 0 {
+		scheme := s[:p.scheme]
+		switch strings.ToLower(scheme) {
+		case "http":
+			scheme = "hxxp"
+		case "https":
+			scheme = "hxxps"
+		case "ftp":
+			scheme = "fxp"
+		case "ftps":
+			scheme = "fxps"
+		case "sftp":
+			scheme = "sfxp"
+		}
+		b.WriteString(scheme)
+		b.WriteString("[:]//")
+		auth = p.scheme + 3
+	}
+	userinfo := s[auth:p.host]
+	if strings.HasSuffix(userinfo, "@") {
+		b.WriteString(userinfo[:len(userinfo)-1])
+		b.WriteString("[@]")
+	} else {
+		b.WriteString(userinfo)
+	}
+	host := s[p.host:p.hostEnd]
+	if len(host) > 0 && host[0] == '[' {
+		b.WriteString(host)
+	} else {
+		b.WriteString(strings.ReplaceAll(host, ".", "[.]"))
+	}
+	b.WriteString(s[p.hostEnd:])
+	return b.String()
+}

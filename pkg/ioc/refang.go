@@ -1,0 +1,393 @@
+package ioc
+
+// Refanging is done by two passes over the text, repeated until neither
+// changes anything (which also makes Refang idempotent, whatever nesting a
+// writer came up with):
+//
+//   - the separator pass rewrites bracketed or escaped separators: [.] (.)
+//     {.} [dot] [ . ] [.  .] \. to '.', [@] (at) to '@', [:] to ':', [://]
+//     and [/] to themselves unbracketed, " . " between host labels, and the
+//     ideographic and full-width full stops between ASCII letters;
+//   - the scheme pass rewrites defanged schemes (hxxp, hXXps, h**p, h__p,
+//     hxtp, fxp, ...) followed by ':' and a slash-like pair, and the
+//     ":\\" and ":__" separators after any scheme.
+//
+// Each pass copies nothing until its first change, so text that was never
+// defanged costs one read and no allocation.
+
+// maxRefangRounds bounds the fixed-point loop; every change shrinks the text
+// or removes a defanged scheme, so real input settles in two or three rounds.
+const maxRefangRounds = 16
+
+// Refang undoes the usual ways of defanging an indicator (see RULES.md). It
+// leaves text that was never defanged untouched, and returns s itself, without
+// allocating, when nothing changes. Refang(Refang(s)) == Refang(s).
+func Refang(s string) string {
+	if !mayBeDefanged(s) {
+		return s
+	}
+	var buf []byte
+	out := s
+	for range maxRefangRounds {
+		b, changedA := separatorPass(out, buf[:0], nil)
+		if changedA {
+			out = string(b)
+			buf = b
+		}
+		b, changedB := schemePass(out, buf[:0], nil)
+		if changedB {
+			out = string(b)
+			buf = b
+		}
+		if !changedA && !changedB {
+			break
+		}
+	}
+	return out
+}
+
+// refangLine is Refang for the extractor: it returns the refanged line
+// (line itself when nothing changes) and records in marks the output offsets
+// where something was rewritten, so that the extractor can tell a defanged
+// name from a file name. Offsets are exact for the first round; nested
+// defangs that need more rounds are rare enough for approximate marks.
+func refangLine(line []byte, marks *[]int) []byte {
+	*marks = (*marks)[:0]
+	if !mayBeDefanged(line) {
+		return line
+	}
+	cur := line
+	for round := range maxRefangRounds {
+		m := marks
+		if round > 0 {
+			m = nil
+		}
+		a, changedA := separatorPass(cur, nil, m)
+		if changedA {
+			cur = a
+		}
+		b, changedB := schemePass(cur, nil, m)
+		if changedB {
+			cur = b
+		}
+		if !changedA && !changedB {
+			break
+		}
+	}
+	return cur
+}
+
+func mayBeDefanged[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if class[s[i]]&cTrigger != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// writer builds the output of a pass lazily: nothing is copied until the
+// first change.
+type writer[T string | []byte] struct {
+	src     T
+	dst     []byte
+	from    int // src[from:] is not yet copied
+	writing bool
+	marks   *[]int
+}
+
+// replace drops src[i:j] and writes repl in its place.
+func (w *writer[T]) replace(i, j int, repl string) {
+	if !w.writing {
+		w.writing = true
+		w.dst = append(w.dst, w.src[:i]...)
+	} else {
+		w.dst = append(w.dst, w.src[w.from:i]...)
+	}
+	if w.marks != nil {
+		*w.marks = append(*w.marks, len(w.dst))
+	}
+	w.dst = append(w.dst, repl...)
+	w.from = j
+}
+
+// dropSpaceBefore removes the space s[i-1] from the output, for defangs
+// written with spaces around them ("example [.] com"). It reports false,
+// changing nothing, when that byte was already consumed by an earlier
+// rewrite.
+func (w *writer[T]) dropSpaceBefore(i int) bool {
+	if w.writing && w.from > i-1 {
+		return false
+	}
+	if !w.writing {
+		w.writing = true
+		w.dst = append(w.dst, w.src[:i-1]...)
+	} else {
+		w.dst = append(w.dst, w.src[w.from:i-1]...)
+	}
+	w.from = i
+	return true
+}
+
+func (w *writer[T]) finish() ([]byte, bool) {
+	if !w.writing {
+		return w.dst, false
+	}
+	return append(w.dst, w.src[w.from:]...), true
+}
+
+// separatorPass rewrites defanged separators; see the comment at the top.
+func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bool) {
+	w := writer[T]{src: s, dst: dst, marks: marks}
+	n := len(s)
+	for i := 0; i < n; i++ {
+		c := s[i]
+		if class[c]&cTrigger == 0 {
+			continue
+		}
+		switch c {
+		case '[', '(', '{':
+			if j, repl, spaced := bracketToken(s, i); j > 0 {
+				if spaced && w.dropSpaceBefore(i) {
+					j++ // the space after the token
+				}
+				w.replace(i, j, repl)
+				i = j - 1
+			} else if c == '[' && i+2 < n && s[i+1] == '.' && i > 0 && isAlnum(s[i-1]) && isAlnum(s[i+2]) {
+				w.replace(i, i+2, ".") // example[.com
+				i++
+			}
+		case '\\':
+			if i > 0 && i+2 < n && s[i+1] == '.' && isAlnum(s[i-1]) && isAlnum(s[i+2]) {
+				w.replace(i, i+2, ".") // example\.com
+				i++
+			}
+		case ' ':
+			if i > 0 && i+3 < n && s[i+1] == '.' && s[i+2] == ' ' && isAlnum(s[i-1]) && spacedDotContinues(s, i+3) {
+				w.replace(i, i+3, ".") // example . com
+				i += 2
+			}
+		case 0xe3, 0xef:
+			if i > 0 && i+3 < n && isWideStop(s[i], s[i+1], s[i+2]) && isAlnum(s[i-1]) && isAlnum(s[i+3]) {
+				w.replace(i, i+3, ".")
+				i += 2
+			}
+		case ']':
+			if i >= 2 && i+1 < n && s[i-1] == '.' && isAlnum(s[i-2]) && isAlnum(s[i+1]) && (!w.writing || w.from <= i-1) {
+				w.replace(i-1, i+1, ".") // example.]com
+			}
+		}
+	}
+	return w.finish()
+}
+
+func isWideStop(a, b, c byte) bool {
+	return (a == 0xe3 && b == 0x80 && c == 0x82) || // U+3002 ideographic full stop
+		(a == 0xef && b == 0xbc && c == 0x8e) || // U+FF0E full-width full stop
+		(a == 0xef && b == 0xbd && c == 0xa1) // U+FF61 half-width ideographic full stop
+}
+
+// bracketToken recognises a defang wrapped in brackets starting at s[i]:
+// its end j, what it stands for, and whether it is written with a space on
+// both sides between two name characters ("user [at] example [dot] com"),
+// in which case the caller drops those spaces too. j is 0 when s[i] starts
+// no defang.
+func bracketToken[T string | []byte](s T, i int) (j int, repl string, spaced bool) {
+	n := len(s)
+	k := i + 1
+	for k < n && k-i <= 8 && s[k] != ']' && s[k] != ')' && s[k] != '}' {
+		k++
+	}
+	if k >= n || k-i > 8 || !closes(s[i], s[k]) {
+		return 0, "", false
+	}
+	var innerBuf [8]byte
+	inner := innerBuf[:0]
+	for p := i + 1; p < k; p++ {
+		if s[p] != ' ' {
+			inner = append(inner, lower(s[p]))
+		}
+	}
+	j = k + 1
+	before := byte(0)
+	if i > 0 {
+		before = s[i-1]
+	}
+	after := byte(0)
+	if j < n {
+		after = s[j]
+	}
+	switch string(inner) {
+	case ".", "dot", ",":
+		if string(inner) == "," && !(isAlnum(before) && isAlnum(after)) {
+			return 0, "", false
+		}
+		repl = "."
+	case "@", "at":
+		if string(inner) == "at" && !nearName(s, i, j) {
+			return 0, "", false
+		}
+		repl = "@"
+	case ":":
+		if after != '/' && after != '\\' && !isDigit(after) {
+			return 0, "", false // Python's a[:] and friends
+		}
+		repl = ":"
+	case "://", ":/", "//", "/":
+		if string(inner) == ":/" {
+			repl = "://"
+		} else {
+			repl = string(inner)
+		}
+		if repl == "/" && s[i] == '(' && (before == ' ' || after == ' ' || before == 0 || after == 0) {
+			return 0, "", false // "and (/) or" in prose
+		}
+	default:
+		return 0, "", false
+	}
+	if (repl == "." || repl == "@") && before == ' ' && after == ' ' &&
+		i >= 2 && isNameByte(s[i-2]) && j+1 < n && isAlnum(s[j+1]) {
+		spaced = true
+	}
+	return j, repl, spaced
+}
+
+func closes(open, close byte) bool {
+	// Writers mix bracket kinds ("[.)") often enough to accept any pair.
+	return (open == '[' || open == '(' || open == '{') && (close == ']' || close == ')' || close == '}')
+}
+
+// nearName reports whether the defang s[i:j] sits between name characters,
+// possibly with one space on each side, which keeps "(at)" in prose intact.
+func nearName[T string | []byte](s T, i, j int) bool {
+	b := i - 1
+	if b >= 0 && s[b] == ' ' {
+		b--
+	}
+	a := j
+	if a < len(s) && s[a] == ' ' {
+		a++
+	}
+	return b >= 0 && a < len(s) && isNameByte(s[b]) && isAlnum(s[a])
+}
+
+func isNameByte(c byte) bool { return isAlnum(c) || c == '-' || c == '_' || c == '.' || c == '+' }
+
+// spacedDotContinues decides whether "x . y" at s[i:] is a host written with
+// spaced dots: the next label must be a known TLD or be followed by another
+// dot. Prose like "in version 2 . 0" or "done . Then" is left alone.
+func spacedDotContinues[T string | []byte](s T, i int) bool {
+	j := i
+	for j < len(s) && class[s[j]]&cLabel != 0 {
+		j++
+	}
+	if j == i || !isAlnum(s[i]) {
+		return false
+	}
+	if j+1 < len(s) && s[j] == '.' && isAlnum(s[j+1]) {
+		return true
+	}
+	if j+3 < len(s) && s[j] == ' ' && s[j+1] == '.' && s[j+2] == ' ' && isAlnum(s[j+3]) {
+		return true
+	}
+	return isKnownTLD(s[i:j])
+}
+
+// schemePass rewrites defanged URL schemes; see the comment at the top.
+func schemePass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bool) {
+	w := writer[T]{src: s, dst: dst, marks: marks}
+	n := len(s)
+	for i := 0; i < n; i++ {
+		if s[i] != ':' || i+2 >= n {
+			continue
+		}
+		a, b := s[i+1], s[i+2]
+		slashes := a == '/' && b == '/'
+		if !slashes && !(a == '\\' && b == '\\') && !(a == '_' && b == '_') {
+			continue
+		}
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		if start == i || start > 0 && (isAlnum(s[start-1]) || s[start-1] == '+' || s[start-1] == '-' || s[start-1] == '.') {
+			continue
+		}
+		scheme, defanged := fangScheme(s[start:i])
+		if !defanged && (slashes || !knownScheme(s[start:i])) {
+			continue
+		}
+		if defanged {
+			w.replace(start, i, scheme)
+		}
+		if !slashes {
+			w.replace(i+1, i+3, "//")
+			if a == '\\' {
+				// http:\\host\path was written the Windows way throughout.
+				k := i + 3
+				for ; k < n && s[k] > ' ' && class[s[k]]&cHard == 0 || k < n && s[k] == '\\'; k++ {
+					if s[k] == '\\' {
+						w.replace(k, k+1, "/")
+					}
+				}
+				i = k - 1
+				continue
+			}
+		}
+		i += 2
+	}
+	return w.finish()
+}
+
+func isSchemeByte(c byte) bool { return isAlnum(c) || c == '*' || c == '_' }
+
+// fangScheme maps a defanged scheme to the real one: h, two of t/x/*/_,
+// p, optional s (but not "http" itself) is http(s); fxp(s) is ftp(s);
+// sfxp is sftp.
+func fangScheme[T string | []byte](w T) (string, bool) {
+	n := len(w)
+	if n < 3 || n > 5 {
+		return "", false
+	}
+	var b [5]byte
+	for i := 0; i < n; i++ {
+		b[i] = lower(w[i])
+	}
+	l := string(b[:n])
+	switch l {
+	case "fxp":
+		return "ftp", true
+	case "fxps":
+		return "ftps", true
+	case "sfxp":
+		return "sftp", true
+	}
+	if n >= 4 && l[0] == 'h' && l[3] == 'p' && isFangChar(l[1]) && isFangChar(l[2]) && l[1:3] != "tt" {
+		switch l[4:] {
+		case "":
+			return "http", true
+		case "s":
+			return "https", true
+		}
+	}
+	return "", false
+}
+
+func isFangChar(c byte) bool { return c == 't' || c == 'x' || c == '*' || c == '_' }
+
+// knownScheme lists the schemes whose ":\\" and ":__" misspellings are
+// fixed; other words before ":\\" are more likely Windows paths (C:\\).
+func knownScheme[T string | []byte](w T) bool {
+	if len(w) > 5 {
+		return false
+	}
+	var b [5]byte
+	for i := 0; i < len(w); i++ {
+		b[i] = lower(w[i])
+	}
+	switch string(b[:len(w)]) {
+	case "http", "https", "ftp", "ftps", "sftp", "tcp", "udp", "ws", "wss", "smb":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,148 @@
+package output
+
+import (
+	"encoding/csv"
+	"io"
+
+	"github.com/tilookup/tilookup/pkg/api"
+)
+
+// csvColumns is the CSV header. Each result entry is one row, with the
+// query, detected type, strategy and unsupported reason repeated on every row
+// so that each row stands alone in a spreadsheet or `grep`. A value with no
+// results is one row whose result columns are empty; a failed value is one row
+// with query and error filled and the rest empty. "query" is the value sent
+// (after refang, before defang). "count" is the server's number as written.
+// Preview records are not part of CSV: they are free-form; use json.
+//
+// Formula injection: unless --csv-raw, a cell that begins with "=", "+", "-",
+// "@", TAB or CR gets a leading "'" (OWASP's advice), so that a spreadsheet
+// shows it as text instead of evaluating it. This applies to every cell,
+// numbers included: a plain "-5" becomes "'-5", because a spreadsheet cannot
+// be told that one column is safe and OWASP's rule is about the first
+// character only. Scripts that want the exact values use --csv-raw or json.
+var csvColumns = []string{
+	"query", "detected_type", "strategy", "unsupported_reason",
+	"resource", "label", "group", "matched_column", "matched_value",
+	"count", "detail_url", "error",
+}
+
+type csvPrinter struct {
+	opts       Options
+	w          *csv.Writer
+	headerDone bool
+	row        []string
+}
+
+func newCSVPrinter(opts Options) *csvPrinter {
+	return &csvPrinter{opts: opts, w: csv.NewWriter(opts.Out), row: make([]string, len(csvColumns))}
+}
+
+func (p *csvPrinter) header() error {
+	if p.headerDone {
+		return nil
+	}
+	p.headerDone = true
+	return p.w.Write(csvColumns)
+}
+
+func (p *csvPrinter) Add(r Record) error {
+	if err := p.header(); err != nil {
+		return writeErr(err)
+	}
+	defang := p.opts.Defang
+	if defang == nil {
+		defang = func(s string) string { return s }
+	}
+	row := p.row
+	clear(row)
+	row[0] = defang(r.query())
+	if r.Err != nil {
+		row[11] = r.Err.Error()
+		if err := p.write(row); err != nil {
+			return err
+		}
+		return p.flush()
+	}
+	resp := r.Resp
+	if resp == nil {
+		resp = &api.SearchResponse{}
+	}
+	row[1], row[2], row[3] = resp.DetectedType, resp.Strategy, resp.UnsupportedReason
+	if len(resp.Results) == 0 {
+		if err := p.write(row); err != nil {
+			return err
+		}
+	}
+	for _, res := range resp.Results {
+		row[4], row[5], row[6], row[7] = res.Resource, res.Label, res.Group, res.MatchedColumn
+		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), defang(res.DetailURL)
+		if err := p.write(row); err != nil {
+			return err
+		}
+	}
+	return p.flush()
+}
+
+// write writes one row, neutralising formula cells in a copy so that row
+// can be reused for the next result of the same value.
+func (p *csvPrinter) write(row []string) error {
+	if !p.opts.CSVRaw {
+		safe := make([]string, len(row))
+		for i, c := range row {
+			safe[i] = neutralizeCSV(c)
+		}
+		row = safe
+	}
+	return writeErr(p.w.Write(row))
+}
+
+func (p *csvPrinter) flush() error {
+	p.w.Flush()
+	if err := p.w.Error(); err != nil {
+		return writeErr(err)
+	}
+	return writeErr(flush(p.opts.Out))
+}
+
+func (p *csvPrinter) Close() error {
+	if err := p.header(); err != nil {
+		return writeErr(err)
+	}
+	return p.flush()
+}
+
+// neutralizeCSV keeps a spreadsheet from reading a cell as a formula.
+func neutralizeCSV(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}
+
+// writeCSV writes rows with neutralising as opts say, header included since
+// its names may come from the server, and flushes.
+func writeCSV(opts Options, w io.Writer, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	for _, row := range rows {
+		if !opts.CSVRaw {
+			safe := make([]string, len(row))
+			for j, c := range row {
+				safe[j] = neutralizeCSV(c)
+			}
+			row = safe
+		}
+		if err := cw.Write(row); err != nil {
+			return writeErr(err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return writeErr(err)
+	}
+	return writeErr(flush(w))
+}

@@ -1,0 +1,186 @@
+// Package output prints search results and the events payload in the formats
+// a user can choose with -o/--output, and applies --jq.
+//
+// Formats, for search:
+//
+//   - json: the server's object exactly as received (unknown fields kept,
+//     numbers never round-tripped through float64), indented on a terminal and
+//     compact when piped. With several values, a JSON array written element by
+//     element, never held in memory; piped, each element sits on its own line
+//     between "[" and "]", which is still one valid JSON document. On a
+//     terminal only, characters that a terminal would interpret (C1 controls,
+//     bidirectional overrides, DEL, invalid UTF-8) are written as \u escapes:
+//     the JSON value is the same, the bytes differ. Piped output is byte-exact.
+//   - ndjson: one compact object per value and per line, flushed line by line.
+//   - csv: see csvColumns.
+//   - table: see NewSearchPrinter.
+//
+// A value that failed is an error record in json and ndjson, so that no input
+// is lost from a stream:
+//
+//	{"query":"...","error":{"status":503,"kind":"server","message":"..."}}
+//
+// "status" is the HTTP status and is left out when the failure had none (a
+// timeout, a refused connection, an input rejected locally). "kind" is the
+// failure kind (failure.KindOf) and "message" the error's text. "query" is the
+// value that was sent, or the input line when nothing was sent.
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// Format is an output format name as given to -o/--output.
+type Format string
+
+const (
+	Table  Format = "table"
+	JSON   Format = "json"
+	NDJSON Format = "ndjson"
+	CSV    Format = "csv"
+)
+
+// Formats lists the valid format names, for completion and messages.
+var Formats = []string{"table", "json", "ndjson", "csv"}
+
+// ParseFormat checks a format name; case and surrounding spaces are ignored.
+func ParseFormat(s string) (Format, error) {
+	f := Format(strings.ToLower(strings.TrimSpace(s)))
+	switch f {
+	case Table, JSON, NDJSON, CSV:
+		return f, nil
+	}
+	return "", failure.New(failure.Usage, "invalid output format %q: use one of %s", s, strings.Join(Formats, ", "))
+}
+
+// Options say how to print. The zero Format means table.
+type Options struct {
+	Format  Format
+	Out     io.Writer
+	TTY     bool // stdout is a terminal: JSON indented, tables may use colour
+	Color   bool // colour already decided by the caller (--color, NO_COLOR, TTY)
+	Preview bool // --preview: table mode shows each result's preview records
+	JQ      string
+	// Defang, when set, is applied to indicator values (query, matched_value,
+	// detail_url) in table and CSV output, before sanitizing.
+	Defang func(string) string
+	CSVRaw bool // --csv-raw: no CSV formula-injection neutralising
+}
+
+// Record is the outcome of one query, in input order.
+type Record struct {
+	Input string              // the line as the user gave it
+	Query string              // the value actually sent (after refang); may equal Input
+	Resp  *api.SearchResponse // nil when Err != nil; Resp.Raw holds the server's exact bytes
+	Err   error               // a failure: failure.KindOf gives its kind; HTTPStatus() int its status, when it has one
+}
+
+// query returns the value to show for r: what was sent, else the input line,
+// else what the server says it searched.
+func (r Record) query() string {
+	switch {
+	case r.Query != "":
+		return r.Query
+	case r.Input != "":
+		return r.Input
+	case r.Resp != nil:
+		return r.Resp.Query
+	}
+	return ""
+}
+
+// SearchPrinter prints search records as they come.
+type SearchPrinter interface {
+	// Add prints one record. It is called once per input value, in input
+	// order, and keeps no more than a bounded amount of state.
+	Add(r Record) error
+	// Close writes whatever closes the output (the "]" of a JSON array, the
+	// last rows of a table) and flushes.
+	Close() error
+}
+
+// NewSearchPrinter returns the printer for opts. multi says that more than one
+// value will be printed (several arguments, or a stream): JSON becomes an
+// array and the table one summary row per value.
+//
+// Table output, single value: a block with the query, detected type, strategy
+// and unsupported reason (empty ones left out), then one row per result
+// (LABEL, GROUP, MATCHED COLUMN, MATCHED VALUE, COUNT, DETAIL URL), or "No
+// matches."; with Preview, each result's preview records follow as a titled
+// table whose columns are the union of the records' keys in sorted order, so
+// the layout does not depend on the server's key order. Several values: one
+// row per value (QUERY, TYPE, RESOURCES, COUNT, STATUS), written in batches of
+// summaryBatch rows; column widths only grow from batch to batch, so a rare
+// long value shifts the columns of later rows instead of being cut.
+//
+// When opts.JQ is set, the format is ignored: the expression is compiled now
+// (an invalid one is a usage error) and runs on each record, see jqPrinter.
+func NewSearchPrinter(opts Options, multi bool) (SearchPrinter, error) {
+	if opts.Out == nil {
+		return nil, errors.New("output: no writer")
+	}
+	if opts.JQ != "" {
+		code, err := compileJQ(opts.JQ)
+		if err != nil {
+			return nil, err
+		}
+		return &jqPrinter{opts: opts, code: code}, nil
+	}
+	switch opts.Format {
+	case JSON:
+		return &jsonPrinter{opts: opts, multi: multi}, nil
+	case NDJSON:
+		return &ndjsonPrinter{opts: opts}, nil
+	case CSV:
+		return newCSVPrinter(opts), nil
+	case Table, "":
+		if multi {
+			return &summaryPrinter{opts: opts}, nil
+		}
+		return &tablePrinter{opts: opts}, nil
+	}
+	_, err := ParseFormat(string(opts.Format))
+	return nil, err
+}
+
+// flush pushes buffered output out, for writers that buffer (bufio.Writer),
+// so that streamed output appears as it is produced.
+func flush(w io.Writer) error {
+	switch f := w.(type) {
+	case interface{ Flush() error }:
+		return f.Flush()
+	case interface{ Flush() }:
+		f.Flush()
+	}
+	return nil
+}
+
+// httpStatus returns the HTTP status carried by err, or 0.
+func httpStatus(err error) int {
+	var hs interface{ HTTPStatus() int }
+	if errors.As(err, &hs) {
+		return hs.HTTPStatus()
+	}
+	return 0
+}
+
+// oneLine folds a message onto one line, for errors printed on stderr.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func writeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("writing output: %w", err)
+}

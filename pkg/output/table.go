@@ -1,0 +1,423 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// Our own styling, added only after sanitizing and only when Options.Color.
+const (
+	styleBold  = "\x1b[1m"
+	styleDim   = "\x1b[2m"
+	styleRed   = "\x1b[31m"
+	styleReset = "\x1b[0m"
+	emptyCell  = "—"
+)
+
+func (o Options) style(code, s string) string {
+	if !o.Color || s == "" {
+		return s
+	}
+	return code + s + styleReset
+}
+
+func (o Options) defang(s string) string {
+	if o.Defang == nil {
+		return s
+	}
+	return o.Defang(s)
+}
+
+// cell is a sanitized table cell; an empty one shows as a dim dash.
+func (o Options) cell(s string) string {
+	s = sanitize.String(s)
+	if s == "" {
+		return o.style(styleDim, emptyCell)
+	}
+	return s
+}
+
+// newTable returns a borderless, gh-like tablewriter table: columns two
+// spaces apart, headers left-aligned and printed as given (tablewriter would
+// otherwise title-case them and split names like matched_column), no
+// wrapping or trimming, so cells come out exactly as sanitized.
+func newTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off, ShowHeader: tw.Off, ShowFooter: tw.Off},
+				Lines:      tw.Lines{ShowTop: tw.Off, ShowBottom: tw.Off, ShowHeaderLine: tw.Off, ShowFooterLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithTrimLine(tw.Off),
+	)
+}
+
+// renderTable writes one table. header cells are plain text (made bold here
+// when colour is on); rows are ready cells.
+func renderTable(o Options, w *bytes.Buffer, header []string, rows [][]string) error {
+	var buf bytes.Buffer
+	t := newTable(&buf)
+	if header != nil {
+		h := make([]any, len(header))
+		for i, s := range header {
+			h[i] = o.style(styleBold, s)
+		}
+		t.Header(h...)
+	}
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	trimLines(w, buf.Bytes())
+	return nil
+}
+
+// trimLines copies table text, dropping the spaces tablewriter pads the last
+// column with, so lines do not end in whitespace.
+func trimLines(w *bytes.Buffer, b []byte) {
+	for len(b) > 0 {
+		line := b
+		rest := []byte(nil)
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, rest = b[:i], b[i+1:]
+		}
+		w.Write(bytes.TrimRight(line, " "))
+		w.WriteByte('\n')
+		b = rest
+	}
+}
+
+// tablePrinter is the single-value table: a block per record.
+type tablePrinter struct {
+	opts Options
+	n    int
+	buf  bytes.Buffer
+}
+
+var resultColumns = []string{"LABEL", "GROUP", "MATCHED COLUMN", "MATCHED VALUE", "COUNT", "DETAIL URL"}
+
+func (p *tablePrinter) Add(r Record) error {
+	o := p.opts
+	b := &p.buf
+	b.Reset()
+	if p.n > 0 {
+		b.WriteByte('\n')
+	}
+	p.n++
+	fields := [][2]string{{"Query", o.cell(o.defang(r.query()))}}
+	if r.Err != nil {
+		fields = append(fields, [2]string{"Error", o.style(styleRed, sanitize.String(r.Err.Error()))})
+		writeFields(o, b, fields)
+		return p.write()
+	}
+	resp := r.Resp
+	if resp == nil {
+		resp = &api.SearchResponse{}
+	}
+	for _, f := range [][2]string{
+		{"Detected type", resp.DetectedType},
+		{"Strategy", resp.Strategy},
+		{"Unsupported reason", resp.UnsupportedReason},
+	} {
+		if f[1] != "" {
+			fields = append(fields, [2]string{f[0], sanitize.String(f[1])})
+		}
+	}
+	writeFields(o, b, fields)
+	b.WriteByte('\n')
+	if len(resp.Results) == 0 {
+		b.WriteString(o.style(styleDim, "No matches.") + "\n")
+		return p.write()
+	}
+	rows := make([][]string, 0, len(resp.Results))
+	for _, res := range resp.Results {
+		rows = append(rows, []string{
+			o.cell(res.Label), o.cell(res.Group), o.cell(res.MatchedColumn),
+			o.cell(o.defang(res.MatchedValue)), o.cell(string(res.Count)), o.cell(o.defang(res.DetailURL)),
+		})
+	}
+	if err := renderTable(o, b, resultColumns, rows); err != nil {
+		return err
+	}
+	if o.Preview {
+		for _, res := range resp.Results {
+			if len(res.Preview) == 0 {
+				continue
+			}
+			b.WriteByte('\n')
+			if err := writePreview(o, b, res); err != nil {
+				return err
+			}
+		}
+	}
+	return p.write()
+}
+
+func (p *tablePrinter) write() error {
+	if _, err := p.opts.Out.Write(p.buf.Bytes()); err != nil {
+		return writeErr(err)
+	}
+	return writeErr(flush(p.opts.Out))
+}
+
+func (p *tablePrinter) Close() error { return writeErr(flush(p.opts.Out)) }
+
+// writeFields writes "Key:  value" lines with the values aligned.
+func writeFields(o Options, b *bytes.Buffer, fields [][2]string) {
+	width := 0
+	for _, f := range fields {
+		width = max(width, twwidth.Width(f[0])+1)
+	}
+	for _, f := range fields {
+		key := f[0] + ":"
+		b.WriteString(o.style(styleBold, key))
+		b.WriteString(strings.Repeat(" ", width-twwidth.Width(key)+2))
+		b.WriteString(f[1])
+		b.WriteByte('\n')
+	}
+}
+
+// writePreview writes a result's preview records under a title naming the
+// resource. Columns are the union of the records' keys, sorted.
+func writePreview(o Options, b *bytes.Buffer, res api.Result) error {
+	name := res.Label
+	if name == "" {
+		name = res.Resource
+	}
+	title := "Preview: " + sanitize.String(name)
+	if res.Count != "" {
+		title += fmt.Sprintf(" (%d of %s)", len(res.Preview), sanitize.String(string(res.Count)))
+	} else {
+		title += fmt.Sprintf(" (%d)", len(res.Preview))
+	}
+	b.WriteString(o.style(styleBold, title) + "\n")
+	keys := unionKeys(res.Preview)
+	header := make([]string, len(keys))
+	for i, k := range keys {
+		header[i] = o.cell(k)
+	}
+	rows := make([][]string, 0, len(res.Preview))
+	for _, rec := range res.Preview {
+		row := make([]string, len(keys))
+		for i, k := range keys {
+			v, ok := rec[k]
+			if !ok {
+				row[i] = o.cell("")
+				continue
+			}
+			row[i] = o.cell(scalarText(v))
+		}
+		rows = append(rows, row)
+	}
+	return renderTable(o, b, header, rows)
+}
+
+func unionKeys(recs []map[string]any) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, rec := range recs {
+		for k := range rec {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// scalarText shows a decoded JSON value in a cell: strings bare, numbers as
+// written, null as "null", objects and arrays as compact JSON.
+func scalarText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case nil:
+		return "null"
+	}
+	return compactJSON(v)
+}
+
+func compactJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// summaryBatch is how many summary rows are held before they are written.
+// The first batch sets the column widths; later batches can widen them but
+// not the rows already written.
+const summaryBatch = 100
+
+var summaryColumns = []string{"QUERY", "TYPE", "RESOURCES", "COUNT", "STATUS"}
+
+type styledCell struct{ text, style string }
+
+// summaryPrinter is the multi-value table: one row per value, written in
+// batches so memory stays bounded however long the stream.
+type summaryPrinter struct {
+	opts    Options
+	pending [][]styledCell
+	widths  []int
+	started bool
+	buf     bytes.Buffer
+}
+
+func (p *summaryPrinter) Add(r Record) error {
+	o := p.opts
+	row := []styledCell{{text: sanitize.String(o.defang(r.query()))}}
+	switch {
+	case r.Err != nil:
+		row = append(row, styledCell{}, styledCell{}, styledCell{},
+			styledCell{"error: " + sanitize.String(r.Err.Error()), styleRed})
+	default:
+		resp := r.Resp
+		if resp == nil {
+			resp = &api.SearchResponse{}
+		}
+		status := styledCell{"match", ""}
+		switch {
+		case resp.UnsupportedReason != "":
+			status = styledCell{"unsupported: " + sanitize.String(resp.UnsupportedReason), styleDim}
+		case len(resp.Results) == 0:
+			status = styledCell{"no match", styleDim}
+		}
+		row = append(row,
+			styledCell{text: sanitize.String(resp.DetectedType)},
+			styledCell{text: strconv.Itoa(len(resp.Results))},
+			styledCell{text: totalCount(resp.Results)},
+			status)
+	}
+	p.pending = append(p.pending, row)
+	if len(p.pending) >= summaryBatch {
+		return p.writeBatch()
+	}
+	return nil
+}
+
+func (p *summaryPrinter) Close() error {
+	if len(p.pending) > 0 {
+		if err := p.writeBatch(); err != nil {
+			return err
+		}
+	}
+	return writeErr(flush(p.opts.Out))
+}
+
+// writeBatch pads every cell to the widest seen so far, so that batches
+// rendered as separate tables line up, and writes them.
+func (p *summaryPrinter) writeBatch() error {
+	o := p.opts
+	if p.widths == nil {
+		p.widths = make([]int, len(summaryColumns))
+		for i, h := range summaryColumns {
+			p.widths[i] = len(h)
+		}
+	}
+	for _, row := range p.pending {
+		for i, c := range row {
+			p.widths[i] = max(p.widths[i], twwidth.Width(cellText(c)))
+		}
+	}
+	pad := func(i int, text, style string) string {
+		styled := o.style(style, text)
+		if i == len(p.widths)-1 {
+			return styled
+		}
+		return styled + strings.Repeat(" ", max(0, p.widths[i]-twwidth.Width(text)))
+	}
+	var header []any
+	if !p.started {
+		header = make([]any, len(summaryColumns))
+		for i, h := range summaryColumns {
+			header[i] = pad(i, h, styleBold)
+		}
+		p.started = true
+	}
+	var buf bytes.Buffer
+	t := newTable(&buf)
+	if header != nil {
+		t.Header(header...)
+	}
+	for _, row := range p.pending {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			if c.text == "" {
+				cells[i] = pad(i, emptyCell, styleDim)
+			} else {
+				cells[i] = pad(i, c.text, c.style)
+			}
+		}
+		if err := t.Append(cells); err != nil {
+			return err
+		}
+	}
+	p.pending = p.pending[:0]
+	if err := t.Render(); err != nil {
+		return err
+	}
+	p.buf.Reset()
+	trimLines(&p.buf, buf.Bytes())
+	if _, err := o.Out.Write(p.buf.Bytes()); err != nil {
+		return writeErr(err)
+	}
+	return writeErr(flush(o.Out))
+}
+
+func cellText(c styledCell) string {
+	if c.text == "" {
+		return emptyCell
+	}
+	return c.text
+}
+
+// totalCount adds up the results' counts exactly; counts that are not
+// integers (absent, null, or odd) are left out.
+func totalCount(results []api.Result) string {
+	var sum, n big.Int
+	for _, r := range results {
+		if _, ok := n.SetString(string(r.Count), 10); ok {
+			sum.Add(&sum, &n)
+		}
+	}
+	return sum.String()
+}
