@@ -44,7 +44,23 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir)
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sandbox-fault": sandboxFault,
+		},
 	})
+}
+
+// sandboxFault starts a second sandbox whose every request gets the fault
+// spec in args[0], and exports its URLs as FAULT_URL and FAULT_EVENTS_URL.
+func sandboxFault(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sandbox-fault SPEC")
+	}
+	srv, err := sandbox.Start(sandbox.Options{Faults: args[0]}, "", "")
+	ts.Check(err)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv("FAULT_URL", srv.SearchURL)
+	ts.Setenv("FAULT_EVENTS_URL", srv.EventsURL)
 }
 
 func exitcodeMain() {

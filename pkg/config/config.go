@@ -53,7 +53,6 @@ func Path(flagValue string) (string, error) {
 // under the changed flags of fs and the TILOOKUP_* environment.
 func Load(path string, fs *pflag.FlagSet) (*Config, error) {
 	c := &Config{v: viper.New(), flags: fs, path: path}
-	c.v.AllowEmptyEnv(true)
 	if err := c.readFile(); err != nil {
 		return nil, err
 	}
@@ -79,7 +78,12 @@ func Load(path string, fs *pflag.FlagSet) (*Config, error) {
 	for _, k := range Keys {
 		if v := c.v.GetString(k.Name); v != "" {
 			if err := k.Validate(v); err != nil {
-				return nil, failure.New(failure.Config, "%v (from %s)", err, c.Source(k.Name))
+				src := c.Source(k.Name)
+				kind := failure.Config
+				if strings.HasPrefix(src, "flag") {
+					kind = failure.Usage // a typo on the command line, not a broken setup
+				}
+				return nil, failure.New(kind, "%v (from %s)", err, src)
 			}
 		}
 	}
@@ -136,6 +140,9 @@ func (c *Config) selectProfile() error {
 
 // Get returns the effective value of a key.
 func (c *Config) Get(name string) string {
+	if name == "events_cookie_name" && emptyEnv("TILOOKUP_EVENTS_COOKIE_NAME") {
+		return "" // set and empty: the user turned the cookie off
+	}
 	if name == "events_base_url" {
 		if v := c.v.GetString(name); v != "" {
 			return v
@@ -143,6 +150,14 @@ func (c *Config) Get(name string) string {
 		return c.v.GetString("base_url")
 	}
 	return c.v.GetString(name)
+}
+
+// emptyEnv reports whether the variable is set to the empty string. Only
+// events_cookie_name gives that a meaning; elsewhere empty means unset, as
+// shells make it easy to leave a variable empty.
+func emptyEnv(name string) bool {
+	v, ok := os.LookupEnv(name)
+	return ok && v == ""
 }
 
 // Source says which layer a key's value comes from: flag, env, profile NAME,
@@ -155,7 +170,7 @@ func (c *Config) Source(name string) string {
 		}
 	}
 	if k.Env != "" {
-		if _, ok := os.LookupEnv(k.Env); ok {
+		if v, ok := os.LookupEnv(k.Env); ok && (v != "" || name == "events_cookie_name") {
 			return "env " + k.Env
 		}
 	}

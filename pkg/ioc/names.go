@@ -11,6 +11,11 @@ var tlds = func() map[string]struct{} {
 	for _, t := range strings.Fields(tldList) {
 		m[t] = struct{}{}
 	}
+	// Special-use names (RFC 6761, RFC 7686) that show up in reports: Tor
+	// services, documentation examples, internal Active Directory domains.
+	for _, t := range []string{"onion", "example", "test", "invalid", "local", "internal"} {
+		m[t] = struct{}{}
+	}
 	return m
 }()
 

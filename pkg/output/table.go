@@ -29,7 +29,7 @@ const (
 )
 
 func (o Options) style(code, s string) string {
-	if !o.Color || s == "" {
+	if !o.Color || code == "" || s == "" {
 		return s
 	}
 	return code + s + styleReset
@@ -59,9 +59,12 @@ func newTable(w io.Writer) *tablewriter.Table {
 	return tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
+			// Two spaces as the column separator rather than as right padding:
+			// tablewriter repeats a padding string per missing column, overshoots
+			// with a two-character one, then truncates and appends an SGR reset.
+			Symbols: tw.NewSymbolCustom("gh").WithColumn("  "),
 			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off, ShowHeader: tw.Off, ShowFooter: tw.Off},
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.On, ShowHeader: tw.Off, ShowFooter: tw.Off},
 				Lines:      tw.Lines{ShowTop: tw.Off, ShowBottom: tw.Off, ShowHeaderLine: tw.Off, ShowFooterLine: tw.Off},
 			},
 		})),
@@ -70,7 +73,7 @@ func newTable(w io.Writer) *tablewriter.Table {
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
+		tablewriter.WithPadding(tw.PaddingNone),
 		tablewriter.WithTrimSpace(tw.Off),
 		tablewriter.WithTrimLine(tw.Off),
 	)

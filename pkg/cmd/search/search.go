@@ -128,7 +128,11 @@ func run(ctx context.Context, opts *Options) error {
 		return failure.New(failure.Usage, "%v", err)
 	}
 
-	in := newInputs(opts.Args, opts.Files, opts.IO.In)
+	args := opts.Args
+	if len(args) == 0 && len(opts.Files) == 0 {
+		args = []string{"-"}
+	}
+	in := newInputs(args, opts.Files, opts.IO.In)
 	defer in.close()
 	p := &pipeline{
 		client:      client,
