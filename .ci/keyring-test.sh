@@ -51,6 +51,12 @@ expect_pass "$ss_log" TestSecretService TestSecretServiceLockedKeyring TestSecre
 grep -q -- "--- PASS: TestSecretService/LoginTokenLogout" "$ss_log"
 grep -q -- "--- PASS: TestSecretService/LargeToken" "$ss_log"
 
+echo "== the tilookup binary against the real Secret Service"
+go build -o "$work/tilookup" ./cmd/tilookup
+dbus-run-session -- sh -c 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; TL="$0" bash .ci/keyring-cli.sh' "$work/tilookup" </dev/null 2>&1 |
+	grep -v 'Failed to set fd limit' | tee "$work/cli.log"
+grep -q '^keyring-cli: login, status' "$work/cli.log"
+
 echo "== No session bus (DBUS_SESSION_BUS_ADDRESS unset, dbus-launch not on PATH)"
 if [ -e "/run/user/$(id -u)/bus" ]; then
 	echo "keyring-test: /run/user/$(id -u)/bus exists, so godbus would find a bus; cannot simulate a machine without one" >&2

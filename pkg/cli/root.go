@@ -5,7 +5,9 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/cmd/auth"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
+	"github.com/tilookup/tilookup/pkg/cmd/detect"
 	"github.com/tilookup/tilookup/pkg/cmd/events"
+	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/version"
@@ -70,6 +72,8 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 	root.AddCommand(
 		search.NewCmd(f, nil),
 		auth.NewCmd(f),
+		detect.NewCmd(f),
+		extract.NewCmd(f),
 		events.NewCmd(f),
 		configcmd.NewCmd(f),
 		sandboxcmd.NewCmd(f),

@@ -346,7 +346,8 @@ func TestEventsToken(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	kr := newFake()
-	kr.block = make(chan struct{}) // never closed: a keyring that never answers
+	kr.block = make(chan struct{}) // a keyring that never answers (until cleanup)
+	t.Cleanup(func() { close(kr.block) })
 	s := &Store{Getenv: env(nil), Keyring: kr, Timeout: 150 * time.Millisecond}
 
 	start := time.Now()
@@ -405,6 +406,7 @@ func TestTimeout(t *testing.T) {
 func TestTimeoutFallsBackToFile(t *testing.T) {
 	kr := newFake()
 	kr.block = make(chan struct{})
+	t.Cleanup(func() { close(kr.block) })
 	file := newFile()
 	file.tokens["ti.example.com"] = tokB
 	s := &Store{Getenv: env(nil), Keyring: kr, File: file, Timeout: 50 * time.Millisecond}

@@ -2,6 +2,7 @@ package ioc
 
 import (
 	"fmt"
+	"bytes"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -43,7 +44,7 @@ func BenchmarkExtract(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		n := 0
-		err := ExtractReader(strings.NewReader(string(text)), nil, func(Indicator) error { n++; return nil })
+		err := ExtractReader(bytes.NewReader(text), nil, func(Indicator) error { n++; return nil })
 		if err != nil || n == 0 {
 			b.Fatal(err, n)
 		}

@@ -16,6 +16,7 @@ const (
 	cHard                // always ends a token in free text
 	cSpace               // ASCII white space
 	cTrigger             // may start a defang (refang looks closer)
+	cPunct               // . : @ / make a token worth a closer look
 )
 
 // class is built by a function, not init, so that other package-level
@@ -46,8 +47,11 @@ var class = func() (class [256]uint8) {
 	}
 	// '{' and '\\' are hard in text but also open defangs ({.}, example\.com);
 	// refang runs before tokenising, so both roles are served.
-	for _, c := range "[({\\ :]" {
+	for _, c := range "[({\\:]" {
 		class[c] |= cTrigger
+	}
+	for _, c := range ".:@/" {
+		class[c] |= cPunct
 	}
 	// Lead bytes of the ideographic and full-width full stops.
 	class[0xe3] |= cTrigger

@@ -1,6 +1,7 @@
 package ioc
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 	"unicode/utf8"
@@ -378,10 +379,21 @@ func validPort[T string | []byte](p T) bool {
 }
 
 func indexByte[T string | []byte](s T, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
+	switch s := any(s).(type) {
+	case string:
+		return strings.IndexByte(s, c)
+	case []byte:
+		return bytes.IndexByte(s, c)
 	}
 	return -1
+}
+
+func hasSubstr[T string | []byte](s T, sub string) bool {
+	switch s := any(s).(type) {
+	case string:
+		return strings.Contains(s, sub)
+	case []byte:
+		return bytes.Contains(s, []byte(sub))
+	}
+	return false
 }

@@ -134,62 +134,167 @@ var wordByte = func() (w [256]bool) {
 	return w
 }()
 
+// anchor marks the bytes every indicator has one of: . : @ / (host names,
+// addresses, URLs, emails), '-' and digits (CVE IDs, hashes: a digest with
+// no digit among 32 hex digits is a 1-in-10^13 event), non-ASCII (IDN), and
+// the bytes that may start a defang. The scanner skips everything else
+// without looking at words at all.
+var anchor = func() (a [256]bool) {
+	for _, c := range ".:@/-[](){}\\" {
+		a[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		a[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		a[c] = true
+	}
+	return a
+}()
+
 func (e *extractor) processLine(raw []byte) error {
-	e.l = refangLine(raw, &e.marks)
-	l := e.l
-	for i := 0; i < len(l) && e.err == nil; {
-		if !e.inToken(i) {
-			i += e.runeLen(i)
+	e.l = raw
+	e.marks = e.marks[:0]
+	refanged := false
+	l := raw
+	n := len(l)
+	done := 0 // l[:done] is dealt with
+	for i := 0; i < n && e.err == nil; {
+		for i+4 <= n && !(anchor[l[i]] || anchor[l[i+1]] || anchor[l[i+2]] || anchor[l[i+3]]) {
+			i += 4
+		}
+		for i < n && !anchor[l[i]] {
+			i++
+		}
+		if i >= n {
+			break
+		}
+		if !refanged && e.defangAt(i) {
+			// Start the line over, refanged; what was found before the
+			// defang is found again and dropped as a repeat.
+			e.l = refangLine(raw, &e.marks)
+			l, n, refanged = e.l, len(e.l), true
+			i, done = 0, 0
 			continue
 		}
-		j := i + e.runeLen(i)
-		for j < len(l) && e.inToken(j) {
-			j += e.runeLen(j)
+		if e.l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
+			s, t := e.tokenAround(i, done)
+			if e.worthALook(s, t) {
+				e.token(s, t)
+			}
+			i = t
 		}
-		e.token(i, j)
-		i = j
+		i++
+		done = i
 	}
 	return e.err
 }
 
-// inToken reports whether l[i] belongs to a token: any ASCII byte that is
-// not hard, any letter, digit or mark beyond ASCII (IDN). Other Unicode
-// (curly quotes, ideographic punctuation, spaces) separates tokens.
-func (e *extractor) inToken(i int) bool {
-	c := e.l[i]
-	if c < utf8.RuneSelf {
-		return class[c]&cHard == 0
+// defangAt tells whether l[i] starts something refang would rewrite; it
+// asks the same questions as the refang passes.
+func (e *extractor) defangAt(i int) bool {
+	l := e.l
+	n := len(l)
+	switch c := l[i]; c {
+	case '[', '(', '{':
+		if j, _, _ := bracketToken(l, i); j > 0 {
+			return true
+		}
+		return c == '[' && i > 0 && i+2 < n && l[i+1] == '.' && isAlnum(l[i-1]) && isAlnum(l[i+2])
+	case ']':
+		return i >= 2 && i+1 < n && l[i-1] == '.' && isAlnum(l[i-2]) && isAlnum(l[i+1])
+	case '\\':
+		return i > 0 && i+2 < n && l[i+1] == '.' && isAlnum(l[i-1]) && isAlnum(l[i+2])
+	case '.':
+		return i > 0 && i+2 < n && l[i-1] == ' ' && l[i+1] == ' ' && i >= 2 && isAlnum(l[i-2]) && spacedDotContinues(l, i+2)
+	case ':':
+		if i+2 >= n {
+			return false
+		}
+		if (l[i+1] == '\\' && l[i+2] == '\\') || (l[i+1] == '_' && l[i+2] == '_') {
+			return true
+		}
+		s := i
+		for s > 0 && isSchemeByte(l[s-1]) {
+			s--
+		}
+		_, defanged := fangScheme(l[s:i])
+		return defanged
+	case 0xe3, 0xef:
+		return i > 0 && i+3 < n && isWideStop(l[i], l[i+1], l[i+2]) && isAlnum(l[i-1]) && isAlnum(l[i+3])
 	}
-	r, _ := utf8.DecodeRune(e.l[i:])
-	return r != utf8.RuneError && isLetterRune(r)
+	return false
 }
 
-func (e *extractor) runeLen(i int) int {
-	if e.l[i] < utf8.RuneSelf {
-		return 1
+// tokenAround returns the token holding l[i], not reaching back before
+// from: the run of ASCII bytes that are not hard separators and non-ASCII
+// letters, digits and marks (IDN) around it. Other Unicode (curly quotes,
+// ideographic punctuation, spaces) separates tokens.
+func (e *extractor) tokenAround(i, from int) (int, int) {
+	l := e.l
+	s := i
+	for s > from {
+		c := l[s-1]
+		if c < utf8.RuneSelf {
+			if class[c]&cHard != 0 {
+				break
+			}
+			s--
+			continue
+		}
+		r, size := utf8.DecodeLastRune(l[from:s])
+		if r == utf8.RuneError || !isLetterRune(r) {
+			break
+		}
+		s -= size
 	}
-	_, n := utf8.DecodeRune(e.l[i:])
-	return n
+	t := i
+	for t < len(l) {
+		c := l[t]
+		if c < utf8.RuneSelf {
+			if class[c]&cHard != 0 {
+				break
+			}
+			t++
+			continue
+		}
+		r, size := utf8.DecodeRune(l[t:])
+		if r == utf8.RuneError || !isLetterRune(r) {
+			break
+		}
+		t += size
+	}
+	return s, t
+}
+
+// worthALook dismisses most tokens that reach it: no indicator lacks one
+// of . : @ / inside it, except hashes (32 characters or more) and CVE IDs
+// (13 or more, with digits); a word that merely ends a sentence ("in 2024.")
+// is no candidate either.
+func (e *extractor) worthALook(s, t int) bool {
+	if t-s >= 32 {
+		return true
+	}
+	var seen uint8
+	puncts, last := 0, 0
+	for j := s; j < t; j++ {
+		k := class[e.l[j]]
+		if k&cPunct != 0 {
+			puncts++
+			last = j
+		}
+		seen |= k
+	}
+	if seen&cPunct != 0 && !(puncts == 1 && last == t-1) {
+		return true
+	}
+	return t-s >= 13 && seen&cDigit != 0
 }
 
 var schemeSep = []byte("://")
 
 func (e *extractor) token(a, b int) {
 	l := e.l
-	// Most tokens are prose words: nothing to see without one of . : @ /
-	// unless they are long enough for a hash or have a dash for a CVE.
-	if b-a < 32 {
-		interesting := false
-		for i := a; i < b; i++ {
-			switch l[i] {
-			case '.', ':', '@', '/', '-':
-				interesting = true
-			}
-		}
-		if !interesting {
-			return
-		}
-	}
 	for a < b {
 		k := bytes.Index(l[a:b], schemeSep)
 		if k < 0 {

@@ -77,13 +77,15 @@ func refangLine(line []byte, marks *[]int) []byte {
 	return cur
 }
 
+// mayBeDefanged is a quick look for anything either pass could rewrite: one
+// branch-free pass gathers the byte classes present, and the only defang
+// made of common bytes, " . ", is searched for on its own.
 func mayBeDefanged[T string | []byte](s T) bool {
+	var seen uint8
 	for i := 0; i < len(s); i++ {
-		if class[s[i]]&cTrigger != 0 {
-			return true
-		}
+		seen |= class[s[i]]
 	}
-	return false
+	return seen&cTrigger != 0 || hasSubstr(s, " . ")
 }
 
 // writer builds the output of a pass lazily: nothing is copied until the

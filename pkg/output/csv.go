@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // csvColumns is the CSV header. Each result entry is one row, with the
@@ -21,6 +22,9 @@ import (
 // numbers included: a plain "-5" becomes "'-5", because a spreadsheet cannot
 // be told that one column is safe and OWASP's rule is about the first
 // character only. Scripts that want the exact values use --csv-raw or json.
+//
+// On a terminal, cells are also sanitized (see Options.csvCells); piped CSV
+// carries the server's text unchanged.
 var csvColumns = []string{
 	"query", "detected_type", "strategy", "unsupported_reason",
 	"resource", "label", "group", "matched_column", "matched_value",
@@ -87,14 +91,29 @@ func (p *csvPrinter) Add(r Record) error {
 // write writes one row, neutralising formula cells in a copy so that row
 // can be reused for the next result of the same value.
 func (p *csvPrinter) write(row []string) error {
-	if !p.opts.CSVRaw {
-		safe := make([]string, len(row))
-		for i, c := range row {
-			safe[i] = neutralizeCSV(c)
-		}
-		row = safe
+	return writeErr(p.w.Write(p.opts.csvCells(row)))
+}
+
+// csvCells returns row as it should be written: on a terminal each cell is
+// sanitized (keeping LF and TAB, which CSV quotes), because there is no
+// escape syntax in CSV to show a control character harmlessly; piped output
+// keeps the data exact. Then formula cells are neutralised unless CSVRaw.
+// row itself is not modified.
+func (o Options) csvCells(row []string) []string {
+	if !o.TTY && o.CSVRaw {
+		return row
 	}
-	return writeErr(p.w.Write(row))
+	out := make([]string, len(row))
+	for i, c := range row {
+		if o.TTY {
+			c = sanitize.Multiline(c)
+		}
+		if !o.CSVRaw {
+			c = neutralizeCSV(c)
+		}
+		out[i] = c
+	}
+	return out
 }
 
 func (p *csvPrinter) flush() error {
@@ -129,14 +148,7 @@ func neutralizeCSV(s string) string {
 func writeCSV(opts Options, w io.Writer, rows [][]string) error {
 	cw := csv.NewWriter(w)
 	for _, row := range rows {
-		if !opts.CSVRaw {
-			safe := make([]string, len(row))
-			for j, c := range row {
-				safe[j] = neutralizeCSV(c)
-			}
-			row = safe
-		}
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(opts.csvCells(row)); err != nil {
 			return writeErr(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,6 +240,12 @@ func TestJSONGolden(t *testing.T) {
 		}},
 		{"csv_inject_raw", Options{Format: CSV, CSVRaw: true}, true, func(t *testing.T) []Record { return []Record{rec(t, "=1+1", "inject")} }},
 		{"csv_empty", Options{Format: CSV}, true, func(t *testing.T) []Record { return nil }},
+		{"csv_evil_tty", Options{Format: CSV, TTY: true}, true, func(t *testing.T) []Record {
+			return []Record{evilRec(t), errRec("x\x1b[2Jy", errEvil)}
+		}},
+		{"csv_evil_piped", Options{Format: CSV, CSVRaw: true}, true, func(t *testing.T) []Record {
+			return []Record{rec(t, "evil.test", "evil")}
+		}},
 		{"jq_count", Options{JQ: ".results[].count"}, false, func(t *testing.T) []Record {
 			return []Record{rec(t, "44d88612fea8a8f36de82e1278abb02f", "bignum")}
 		}},
@@ -259,7 +266,8 @@ func TestJSONGolden(t *testing.T) {
 }
 
 // assertNoTerminalControls is the check for JSON on a terminal, where the
-// escape sequences stay as \u escapes (visible text) rather than being removed.
+// escape sequences stay as \u escapes (visible text) rather than being removed,
+// and for CSV on a terminal, which keeps TAB and LF inside quoted cells.
 func assertNoTerminalControls(t *testing.T, out []byte) {
 	t.Helper()
 	s := string(out)
@@ -267,7 +275,7 @@ func assertNoTerminalControls(t *testing.T, out []byte) {
 		t.Errorf("output is not valid UTF-8")
 	}
 	for _, r := range s {
-		if (r < 0x20 && r != '\n') || (r >= 0x7f && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f {
 			t.Errorf("output has %U: %q", r, s)
 		}
 	}
@@ -284,6 +292,7 @@ func TestEventsGolden(t *testing.T) {
 		{"json_piped", Options{Format: JSON}},
 		{"ndjson", Options{Format: NDJSON}},
 		{"csv", Options{Format: CSV}},
+		{"csv_tty", Options{Format: CSV, TTY: true}},
 		{"jq", Options{Format: Table, JQ: `.. | objects | select(has("id")) | .id`}},
 	}
 	for _, fixture := range []string{"events_object", "events_array", "events_scalar"} {
@@ -294,6 +303,9 @@ func TestEventsGolden(t *testing.T) {
 				golden(t, name, out)
 				if f.opts.Format == Table && f.opts.JQ == "" {
 					assertTerminalSafe(t, out)
+				}
+				if f.opts.TTY {
+					assertNoTerminalControls(t, out)
 				}
 			})
 		}
@@ -520,3 +532,39 @@ func TestTableCellsNotReformatted(t *testing.T) {
 		}
 	}
 }
+
+func benchRecords(b *testing.B, opts Options, multi bool) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "basic.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var resp api.SearchResponse
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&resp); err != nil {
+		b.Fatal(err)
+	}
+	resp.Raw = bytes.TrimSpace(raw)
+	r := Record{Input: "192.0.2.1", Query: "192.0.2.1", Resp: &resp}
+	opts.Out = io.Discard
+	p, err := NewSearchPrinter(opts, multi)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Add(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkSummaryTable(b *testing.B) { benchRecords(b, Options{}, true) }
+func BenchmarkSingleTable(b *testing.B)  { benchRecords(b, Options{Preview: true}, false) }
+func BenchmarkNDJSON(b *testing.B)       { benchRecords(b, Options{Format: NDJSON}, true) }
+func BenchmarkJSONArrayTTY(b *testing.B) { benchRecords(b, Options{Format: JSON, TTY: true}, true) }
+func BenchmarkCSV(b *testing.B)          { benchRecords(b, Options{Format: CSV}, true) }
+func BenchmarkJQ(b *testing.B)           { benchRecords(b, Options{JQ: ".results[].label"}, true) }

@@ -248,13 +248,23 @@ Exits 3 when a host has no token and 4 when the service refuses one.`,
 			if err != nil {
 				return err
 			}
-			searchHost := ""
+			searchHost, eventsHost := "", ""
 			if base, _ := f.Get("base_url"); base != "" {
 				searchHost, _ = credentials.HostKey(base)
 			}
+			if base, _ := f.Get("events_base_url"); base != "" {
+				eventsHost, _ = credentials.HostKey(base)
+			}
 			code := 0
 			for _, h := range hosts {
-				c := status(cmd.Context(), f, store, h, h == searchHost && !noCheck)
+				lookup := func() (string, credentials.Source, error) { return store.Token(h) }
+				fallback := ""
+				if h == eventsHost && h != searchHost && searchHost != "" {
+					// The events host uses its own entry, else the search host's.
+					lookup = func() (string, credentials.Source, error) { return store.EventsToken(h, searchHost) }
+					fallback = searchHost
+				}
+				c := status(cmd.Context(), f, h, lookup, fallback, h == searchHost && !noCheck)
 				code = max(code, c)
 			}
 			return cmdutil.ExitWith(code)
@@ -265,15 +275,19 @@ Exits 3 when a host has no token and 4 when the service refuses one.`,
 	return cmd
 }
 
-func status(ctx context.Context, f *cmdutil.Factory, store *credentials.Store, host string, check bool) int {
+func status(ctx context.Context, f *cmdutil.Factory, host string, lookup func() (string, credentials.Source, error), fallback string, check bool) int {
 	out := f.IO.Out
 	fmt.Fprintln(out, host)
-	tok, src, err := store.Token(host)
+	tok, src, err := lookup()
 	if err != nil {
 		fmt.Fprintf(out, "  x %s\n", oneLine(err))
 		return failure.ExitCode(err)
 	}
-	fmt.Fprintf(out, "  - token: %s (from %s)\n", credentials.Mask(tok), describeSource(src))
+	via := ""
+	if fallback != "" {
+		via = " (events host: its own entry, else the token of " + fallback + ")"
+	}
+	fmt.Fprintf(out, "  - token: %s (from %s)%s\n", credentials.Mask(tok), describeSource(src), via)
 	if !check {
 		return 0
 	}

@@ -336,7 +336,7 @@ func sandboxReports() resource {
 	for k, env := range envs {
 		recs = append(recs, record{
 			{"report_id", fmt.Sprintf("sbx-%04d", k+1)},
-			{"sha256", eicarSHA256}, {"md5", eicarMD5},
+			{"sha256", eicarSHA256}, {"sha1", eicarSHA1}, {"md5", eicarMD5},
 			{"environment", env}, {"verdict", "test-file"},
 			{"signatures", []string{"eicar_test_string"}},
 			{"network", false},
@@ -348,7 +348,7 @@ func sandboxReports() resource {
 		c := sampleContent(i)
 		r := record{
 			{"report_id", fmt.Sprintf("sbx-%04d", len(recs)+1)},
-			{"sha256", digest("sha256", c)}, {"md5", digest("md5", c)},
+			{"sha256", digest("sha256", c)}, {"sha1", digest("sha1", c)}, {"md5", digest("md5", c)},
 			{"environment", pick(envs, "env", i)}, {"verdict", "malicious"},
 			{"signatures", pickN([]string{"injects_process", "disables_defender", "contacts_c2", "drops_pe", "persists_run_key", "reads_browser_data", "encrypts_files"}, between(1, 4, "nsig", i), "sig", i)},
 		}
@@ -374,7 +374,7 @@ func sandboxReports() resource {
 		)
 		recs = append(recs, r)
 	}
-	return resource{"sandbox_reports", "Sandbox detonations", "malware", []string{"sha256", "md5", "contacted_ip", "contacted_domain", "exploit_cve"}, recs}
+	return resource{"sandbox_reports", "Sandbox detonations", "malware", []string{"sha256", "sha1", "md5", "contacted_ip", "contacted_domain", "exploit_cve"}, recs}
 }
 
 func ipReputation() resource {
@@ -643,18 +643,18 @@ func eventsMe() record {
 		typ, severity, title, indicator, indicatorType, resource string
 	}
 	list := []ev{
-		{"watchlist.match", "high", "Watched hash seen in 3 new sandbox reports", eicarMD5, "md5", "sandbox_reports"},
-		{"watchlist.match", "critical", "Watched IP contacted by new malware samples", hotIPv4, "ipv4", "sandbox_reports"},
-		{"feed.update", "info", "Community IOC feed updated (60 indicators)", "", "", "ioc_feed"},
-		{"vulnerability.exploited", "critical", "Exploitation observed for CVE-2023-4966", "CVE-2023-4966", "cve", "exploited_vulns"},
-		{"domain.registered", "medium", "Look-alike domain registered", hotDomain, "domain", "domain_intel"},
-		{"phishing.reported", "high", "Phishing URL reported against ExampleBank", hotURL, "url", "phishing_urls"},
-		{"phishing.reported", "medium", "Campaign sender seen again", hotEmail, "email", "phishing_emails"},
-		{"dns.change", "low", "New AAAA answer for a watched domain", hotDomain, "domain", "passive_dns"},
-		{"vulnerability.exploited", "high", "Exploitation observed for CVE-2021-44228", "CVE-2021-44228", "cve", "exploited_vulns"},
-		{"report.published", "info", "Weekly threat digest published", "", "", ""},
-		{"account.login", "info", "New sign-in from 198.51.100.7", "198.51.100.7", "ipv4", ""},
-		{"watchlist.match", "medium", "Watched IPv6 address resolved by a phishing domain", hotIPv6, "ipv6", "passive_dns"},
+		{"watchlist_match", "high", "Watched hash seen in 3 new sandbox reports", eicarMD5, "md5", "sandbox_reports"},
+		{"watchlist_match", "critical", "Watched IP contacted by new malware samples", hotIPv4, "ipv4", "sandbox_reports"},
+		{"feed_update", "info", "Community IOC feed updated (60 indicators)", "", "", "ioc_feed"},
+		{"vulnerability_exploited", "critical", "Exploitation observed for CVE-2023-4966", "CVE-2023-4966", "cve", "exploited_vulns"},
+		{"domain_registered", "medium", "Look-alike domain registered", hotDomain, "domain", "domain_intel"},
+		{"phishing_reported", "high", "Phishing URL reported against ExampleBank", hotURL, "url", "phishing_urls"},
+		{"phishing_reported", "medium", "Campaign sender seen again", hotEmail, "email", "phishing_emails"},
+		{"dns_change", "low", "New AAAA answer for a watched domain", hotDomain, "domain", "passive_dns"},
+		{"vulnerability_exploited", "high", "Exploitation observed for CVE-2021-44228", "CVE-2021-44228", "cve", "exploited_vulns"},
+		{"report_published", "info", "Weekly threat digest published", "", "", ""},
+		{"account_login", "info", "New sign-in from 198.51.100.7", "198.51.100.7", "ipv4", ""},
+		{"watchlist_match", "medium", "Watched IPv6 address resolved by a phishing domain", hotIPv6, "ipv6", "passive_dns"},
 	}
 	var events []record
 	at := time.Date(2025, 6, 30, 9, 0, 0, 0, time.UTC)
@@ -675,7 +675,7 @@ func eventsMe() record {
 	}
 	return record{
 		{"user", record{
-			{"id", "usr_5a1dbox"}, {"username", "demo.analyst"}, {"display_name", "Demo Analyst"},
+			{"id", "usr_5a1dbox"}, {"username", "demo_analyst"}, {"display_name", "Demo Analyst"},
 			{"email", "demo.analyst@example.com"}, {"roles", []string{"analyst", "viewer"}},
 			{"created_at", "2024-01-15T10:00:00Z"}, {"last_login_at", "2025-06-30T08:12:44Z"},
 		}},

@@ -1,0 +1,133 @@
+// Package extract is `tilookup extract`: every indicator in free text,
+// offline, so that `tilookup extract report.txt | tilookup search` looks
+// them all up.
+package extract
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
+
+// NewCmd is `tilookup extract`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	var typesFlag string
+	var defang bool
+	cmd := &cobra.Command{
+		Use:   "extract [FILE...]",
+		Short: "Pull every indicator out of free text (offline)",
+		Long: `Extract reads reports, e-mails or notes (the FILEs, or stdin when none) and
+prints every indicator found, refanged and normalised, de-duplicated, in order
+of first appearance. Table output is one value per line, so it pipes into
+tilookup search. File names such as invoice.pdf and version numbers such as
+"version 1.2.3.4" are not taken for domains or addresses.`,
+		Example: `  tilookup extract report.txt | tilookup search
+  pbpaste | tilookup extract --types ip,domain
+  tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			var types []ioc.Type
+			if typesFlag != "" {
+				var err error
+				if types, err = ioc.ParseTypes(typesFlag); err != nil {
+					return err
+				}
+			}
+			format, err := cmdutil.Format(f)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && f.IO.IsStdinTTY() {
+				return cmdutil.UsageError("give a FILE, or pipe text on stdin")
+			}
+			r, closeAll, err := open(f.IO.In, args)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			w := cmdutil.NewListWriter(format, f.IO.Out, []string{"value", "type"})
+			table := format == "table"
+			err = ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
+				v := ind.Value
+				if defang {
+					v = ioc.Defang(v, ind.Type)
+				}
+				obj := struct {
+					Value string `json:"value"`
+					Type  string `json:"type"`
+				}{ind.Value, string(ind.Type)}
+				cells := []string{v, string(ind.Type)}
+				if table {
+					cells = cells[:1]
+				}
+				return w.Write(obj, cells)
+			})
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return failure.New(failure.Usage, "extract: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&typesFlag, "types", "", "only these `types`, comma-separated (md5,sha1,sha256,sha512,ipv4,ipv6,domain,url,cve,email; hash, ip)")
+	cmd.Flags().BoolVar(&defang, "defang", false, "defang values in table and CSV output, for pasting into tickets")
+	_ = cmd.RegisterFlagCompletionFunc("types", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		prefix := ""
+		if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+			prefix = toComplete[:i+1]
+		}
+		names := []string{"hash", "ip"}
+		for _, t := range ioc.AllTypes {
+			names = append(names, string(t))
+		}
+		for i := range names {
+			names[i] = prefix + names[i]
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
+	return cmd
+}
+
+// open joins the inputs into one stream, a newline between files so that
+// the last word of one never runs into the first of the next.
+func open(stdin io.Reader, names []string) (io.Reader, func(), error) {
+	if len(names) == 0 {
+		return stdin, func() {}, nil
+	}
+	var readers []io.Reader
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, name := range names {
+		if name == "-" {
+			readers = append(readers, stdin, bytes.NewReader([]byte("\n")))
+			continue
+		}
+		fh, err := os.Open(name)
+		if err != nil {
+			closeAll()
+			return nil, nil, failure.New(failure.Usage, "cannot read %s: %v", name, unwrap(err))
+		}
+		files = append(files, fh)
+		readers = append(readers, fh, bytes.NewReader([]byte("\n")))
+	}
+	return io.MultiReader(readers...), closeAll, nil
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
