@@ -91,21 +91,19 @@ func ExtractReader(r io.Reader, types []Type, fn func(Indicator) error) error {
 }
 
 type extractor struct {
-	want    uint16 // bit per type; 0 = all
-	fn      func(Indicator) error
-	err     error
-	rawSeen map[string]struct{} // type byte + text as found, to skip repeats without allocating
-	seen    map[string]struct{} // normalized values reported
-	marks   []int               // offsets in l where refang rewrote something
-	l       []byte              // the refanged line
-	key     []byte
+	want  uint16 // bit per type; 0 = all
+	fn    func(Indicator) error
+	err   error
+	seen  map[string]struct{} // normalized values reported
+	marks []int               // offsets in l where refang rewrote something
+	l     []byte              // the refanged line
+	key   []byte
 }
 
 func newExtractor(types []Type, fn func(Indicator) error) *extractor {
 	e := &extractor{
-		fn:      fn,
-		rawSeen: make(map[string]struct{}),
-		seen:    make(map[string]struct{}),
+		fn:   fn,
+		seen: make(map[string]struct{}),
 	}
 	for _, t := range types {
 		e.want |= typeBit(t)
@@ -177,17 +175,35 @@ func (e *extractor) processLine(raw []byte) error {
 			i, done = 0, 0
 			continue
 		}
-		if e.l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
+		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
 			s, t := e.tokenAround(i, done)
+			if !refanged && e.defangIn(s, t) {
+				e.l = refangLine(raw, &e.marks)
+				l, n, refanged = e.l, len(e.l), true
+				i, done = 0, 0
+				continue
+			}
 			if e.worthALook(s, t) {
 				e.token(s, t)
 			}
-			i = t
+			if t > i {
+				i = t - 1
+			}
 		}
 		i++
 		done = i
 	}
 	return e.err
+}
+
+// defangIn tells whether the token l[s:t] holds a defang.
+func (e *extractor) defangIn(s, t int) bool {
+	for j := s; j < t; j++ {
+		if c := e.l[j]; (class[c]&cTrigger != 0 || c == '.') && e.defangAt(j) {
+			return true
+		}
+	}
+	return false
 }
 
 // defangAt tells whether l[i] starts something refang would rewrite; it
@@ -597,15 +613,22 @@ func plausibleIPv6(w []byte) bool {
 // still hold a hash (44d88612fea8a8f36de82e1278abb02f.bin).
 func (e *extractor) dottedWord(ws, end int) {
 	l := e.l
-	if isIPv4(l[ws:end]) {
-		e.ipv4(ws, end)
-		return
+	tld := ws + bytes.LastIndexByte(l[ws:end], '.') + 1
+	if isDigit(l[tld]) {
+		if isIPv4(l[ws:end]) {
+			e.ipv4(ws, end)
+			return
+		}
+	} else if isKnownTLD(l[tld:end]) || e.marked(ws, end) || l[tld] >= utf8.RuneSelf {
+		// A call in code (obj.name(), user.id()) is not a host name.
+		called := end < len(l) && l[end] == '('
+		if e.domainOK(ws, end) && (!called || e.marked(ws, end)) {
+			e.emit(ws, end, Domain)
+			return
+		}
 	}
-	// A call in code (obj.name(), user.id()) is not a host name.
-	called := end < len(l) && l[end] == '('
-	if e.domainOK(ws, end) && (!called || e.marked(ws, end)) {
-		e.emit(ws, end, Domain)
-		return
+	if end-ws < 13 {
+		return // too short to hold a hash or a CVE ID
 	}
 	p := ws
 	for k := ws; k <= end; k++ {
@@ -680,20 +703,52 @@ func (e *extractor) hashOrCVE(a, b int) {
 }
 
 // emit reports l[a:b] as an indicator of type t unless it was seen before.
+// The common types are normalized into a scratch buffer first, so that a
+// repeat costs a map look-up and no allocation.
 func (e *extractor) emit(a, b int, t Type) {
 	if e.err != nil || (e.want != 0 && e.want&typeBit(t) == 0) {
 		return
 	}
 	raw := e.l[a:b]
-	e.key = append(append(e.key[:0], byte(typeBit(t)>>8), byte(typeBit(t))), raw...)
-	if _, ok := e.rawSeen[string(e.key)]; ok {
-		return
+	key, ok := e.normalizeInto(raw, t)
+	if ok {
+		if _, dup := e.seen[string(key)]; dup {
+			return
+		}
 	}
-	e.rawSeen[string(e.key)] = struct{}{}
-	v := Normalize(string(raw), t)
-	if _, ok := e.seen[v]; ok {
-		return
+	v := string(key)
+	if !ok {
+		v = Normalize(string(raw), t)
+		if _, dup := e.seen[v]; dup {
+			return
+		}
 	}
 	e.seen[v] = struct{}{}
 	e.err = e.fn(Indicator{Value: v, Type: t})
+}
+
+// normalizeInto is Normalize for the ASCII cases that need no parsing:
+// hashes, CVE IDs, IPv4, ASCII domains and emails. ok is false for the
+// others, which take the general path.
+func (e *extractor) normalizeInto(raw []byte, t Type) ([]byte, bool) {
+	k := append(e.key[:0], raw...)
+	e.key = k
+	switch t {
+	case IPv4:
+		return k, true
+	case MD5, SHA1, SHA256, SHA512, Domain, Email:
+		for i, c := range k {
+			if c >= utf8.RuneSelf {
+				return nil, false
+			}
+			if t != Email || i > bytes.IndexByte(k, '@') {
+				k[i] = lower(c)
+			}
+		}
+		return k, true
+	case CVE:
+		k[0], k[1], k[2] = 'C', 'V', 'E'
+		return k, true
+	}
+	return nil, false
 }

@@ -10,17 +10,28 @@ var tlds = func() map[string]struct{} {
 	m := make(map[string]struct{}, 1600)
 	for _, t := range strings.Fields(tldList) {
 		m[t] = struct{}{}
+		if t[0] >= 'a' && t[0] <= 'z' && t[1] >= 'a' && t[1] <= 'z' {
+			tldPrefix[int(t[0]-'a')*26+int(t[1]-'a')] = true
+		}
 	}
 	// Special-use names (RFC 6761, RFC 7686) that show up in reports: Tor
 	// services, documentation examples, internal Active Directory domains.
 	for _, t := range []string{"onion", "example", "test", "invalid", "local", "internal"} {
 		m[t] = struct{}{}
+		tldPrefix[int(t[0]-'a')*26+int(t[1]-'a')] = true
 	}
 	return m
 }()
 
+// tldPrefix has the first two letters of every ASCII TLD: most dotted
+// words in prose (file.pdf, obj.method) are dismissed without hashing.
+var tldPrefix [26 * 26]bool
+
 func isKnownTLD[T string | []byte](t T) bool {
-	if len(t) == 0 || len(t) > 63 {
+	if len(t) < 2 || len(t) > 63 {
+		return false
+	}
+	if a, b := lower(t[0]), lower(t[1]); a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z' && !tldPrefix[int(a-'a')*26+int(b-'a')] {
 		return false
 	}
 	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {

@@ -105,8 +105,9 @@ func sortedKeys(m map[string]any) []string {
 }
 
 func eventsTable(o Options, b *bytes.Buffer, v any, raw []byte) error {
+	tb := &tabler{}
 	if objs, ok := objects(v); ok {
-		return objectsTable(o, b, objs)
+		return objectsTable(o, tb, b, objs)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok || len(obj) == 0 {
@@ -134,14 +135,14 @@ func eventsTable(o Options, b *bytes.Buffer, v any, raw []byte) error {
 		}
 		objs, _ := objects(obj[k])
 		b.WriteString(o.style(styleBold, sanitize.String(k)) + "\n")
-		if err := objectsTable(o, b, objs); err != nil {
+		if err := objectsTable(o, tb, b, objs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func objectsTable(o Options, b *bytes.Buffer, objs []map[string]any) error {
+func objectsTable(o Options, tb *tabler, b *bytes.Buffer, objs []map[string]any) error {
 	keys := unionKeys(objs)
 	header := make([]string, len(keys))
 	for i, k := range keys {
@@ -159,7 +160,7 @@ func objectsTable(o Options, b *bytes.Buffer, objs []map[string]any) error {
 		}
 		rows = append(rows, row)
 	}
-	return renderTable(o, b, header, rows)
+	return renderTable(o, tb, b, header, rows)
 }
 
 func eventsCSV(v any) [][]string {

@@ -114,7 +114,8 @@ type SearchPrinter interface {
 // (LABEL, GROUP, MATCHED COLUMN, MATCHED VALUE, COUNT, DETAIL URL), or "No
 // matches."; with Preview, each result's preview records follow as a titled
 // table whose columns are the union of the records' keys in sorted order, so
-// the layout does not depend on the server's key order. Several values: one
+// the layout does not depend on the server's key order, and cells cut at
+// previewCellMax runes. Several values: one
 // row per value (QUERY, TYPE, RESOURCES, COUNT, STATUS), written in batches of
 // summaryBatch rows; column widths only grow from batch to batch, so a rare
 // long value shifts the columns of later rows instead of being cut.

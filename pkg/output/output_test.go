@@ -518,10 +518,10 @@ func TestStreaming(t *testing.T) {
 func TestTableCellsNotReformatted(t *testing.T) {
 	// tablewriter must not title-case keys, split snake_case, or wrap.
 	resp := &api.SearchResponse{Results: []api.Result{{
-		Label: "x", Preview: []map[string]any{{"matched_column": "a_b", "camelCase": strings.Repeat("w ", 60)}},
+		Label: "x", MatchedValue: strings.Repeat("v ", 100), Preview: []map[string]any{{"matched_column": "a_b", "camelCase": strings.Repeat("w ", 60)}},
 	}}}
 	out := printSearch(t, Options{Preview: true}, false, Record{Query: "q", Resp: resp})
-	for _, want := range []string{"matched_column", "camelCase", strings.Repeat("w ", 59) + "w"} {
+	for _, want := range []string{"matched_column", "camelCase", strings.Repeat("w ", 39) + "w…", strings.Repeat("v ", 99) + "v"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -568,3 +568,29 @@ func BenchmarkNDJSON(b *testing.B)       { benchRecords(b, Options{Format: NDJSO
 func BenchmarkJSONArrayTTY(b *testing.B) { benchRecords(b, Options{Format: JSON, TTY: true}, true) }
 func BenchmarkCSV(b *testing.B)          { benchRecords(b, Options{Format: CSV}, true) }
 func BenchmarkJQ(b *testing.B)           { benchRecords(b, Options{JQ: ".results[].label"}, true) }
+
+func TestResponseWithoutRaw(t *testing.T) {
+	resp := &api.SearchResponse{Query: "q", DetectedType: "domain", Results: []api.Result{{Label: "L", Count: "7"}}}
+	got := printSearch(t, Options{Format: JSON}, false, Record{Query: "q", Resp: resp}, Record{Query: "r"})
+	want := `{"query":"q","detected_type":"domain","strategy":"","unsupported_reason":"","results":[{"resource":"","label":"L","group":"","matched_column":"","matched_value":"","count":7,"preview":null,"detail_url":""}]}` + "\n{}\n"
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// FuzzTableSafe: whatever the server sends, table output holds nothing a
+// terminal would interpret.
+func FuzzTableSafe(f *testing.F) {
+	f.Add("\x1b]8;;http://x\x07y", "\u009b2J", "\x1bP\xff", "\u202e")
+	f.Fuzz(func(t *testing.T, label, value, key, reason string) {
+		resp := &api.SearchResponse{DetectedType: key, UnsupportedReason: reason, Results: []api.Result{{
+			Label: label, MatchedValue: value, Count: json.Number(value), DetailURL: reason,
+			Preview: []map[string]any{{key: value, label: []any{value, map[string]any{key: label}}}},
+		}}}
+		r := Record{Input: value, Query: label, Resp: resp}
+		for _, multi := range []bool{false, true} {
+			out := printSearch(t, Options{Preview: true, Color: multi}, multi, r, Record{Query: key, Err: errors.New(value)})
+			assertTerminalSafe(t, out)
+		}
+	})
+}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twcache"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -76,31 +78,55 @@ func newTable(w io.Writer) *tablewriter.Table {
 		tablewriter.WithPadding(tw.PaddingNone),
 		tablewriter.WithTrimSpace(tw.Off),
 		tablewriter.WithTrimLine(tw.Off),
+		// The stringer cache is unused (cells are strings); keep Reset from
+		// reallocating a big one.
+		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
 	)
 }
 
-// renderTable writes one table. header cells are plain text (made bold here
-// when colour is on); rows are ready cells.
-func renderTable(o Options, w *bytes.Buffer, header []string, rows [][]string) error {
-	var buf bytes.Buffer
-	t := newTable(&buf)
+// tabler renders tables through one reused tablewriter.Table, because a new
+// Table preallocates a 10k-entry cache (about 400 KB): per record, that was
+// most of the cost of a table.
+type tabler struct {
+	t   *tablewriter.Table
+	buf bytes.Buffer
+}
+
+// render appends a table to dst. header cells are used as given (nil for
+// none); rows are ready cells.
+func (tb *tabler) render(dst *bytes.Buffer, header []any, rows [][]string) error {
+	if tb.t == nil {
+		tb.t = newTable(&tb.buf)
+	} else {
+		tb.t.Reset()
+	}
+	tb.buf.Reset()
 	if header != nil {
-		h := make([]any, len(header))
-		for i, s := range header {
-			h[i] = o.style(styleBold, s)
-		}
-		t.Header(h...)
+		tb.t.Header(header...)
 	}
 	for _, row := range rows {
-		if err := t.Append(row); err != nil {
+		if err := tb.t.Append(row); err != nil {
 			return err
 		}
 	}
-	if err := t.Render(); err != nil {
+	if err := tb.t.Render(); err != nil {
 		return err
 	}
-	trimLines(w, buf.Bytes())
+	trimLines(dst, tb.buf.Bytes())
 	return nil
+}
+
+// renderTable appends a table with a plain-text header, bold when colour is
+// on.
+func renderTable(o Options, tb *tabler, dst *bytes.Buffer, header []string, rows [][]string) error {
+	var h []any
+	if header != nil {
+		h = make([]any, len(header))
+		for i, s := range header {
+			h[i] = o.style(styleBold, s)
+		}
+	}
+	return tb.render(dst, h, rows)
 }
 
 // trimLines copies table text, dropping the spaces tablewriter pads the last
@@ -123,6 +149,7 @@ type tablePrinter struct {
 	opts Options
 	n    int
 	buf  bytes.Buffer
+	tb   tabler
 }
 
 var resultColumns = []string{"LABEL", "GROUP", "MATCHED COLUMN", "MATCHED VALUE", "COUNT", "DETAIL URL"}
@@ -167,7 +194,7 @@ func (p *tablePrinter) Add(r Record) error {
 			o.cell(o.defang(res.MatchedValue)), o.cell(string(res.Count)), o.cell(o.defang(res.DetailURL)),
 		})
 	}
-	if err := renderTable(o, b, resultColumns, rows); err != nil {
+	if err := renderTable(o, &p.tb, b, resultColumns, rows); err != nil {
 		return err
 	}
 	if o.Preview {
@@ -176,7 +203,7 @@ func (p *tablePrinter) Add(r Record) error {
 				continue
 			}
 			b.WriteByte('\n')
-			if err := writePreview(o, b, res); err != nil {
+			if err := writePreview(o, &p.tb, b, res); err != nil {
 				return err
 			}
 		}
@@ -208,9 +235,14 @@ func writeFields(o Options, b *bytes.Buffer, fields [][2]string) {
 	}
 }
 
+// previewCellMax caps a preview cell, in runes: preview records are free-form
+// and may hold whole payloads, which would make the table unreadable; json
+// output has them in full.
+const previewCellMax = 80
+
 // writePreview writes a result's preview records under a title naming the
 // resource. Columns are the union of the records' keys, sorted.
-func writePreview(o Options, b *bytes.Buffer, res api.Result) error {
+func writePreview(o Options, tb *tabler, b *bytes.Buffer, res api.Result) error {
 	name := res.Label
 	if name == "" {
 		name = res.Resource
@@ -236,11 +268,11 @@ func writePreview(o Options, b *bytes.Buffer, res api.Result) error {
 				row[i] = o.cell("")
 				continue
 			}
-			row[i] = o.cell(scalarText(v))
+			row[i] = o.cell(sanitize.Truncate(sanitize.String(scalarText(v)), previewCellMax))
 		}
 		rows = append(rows, row)
 	}
-	return renderTable(o, b, header, rows)
+	return renderTable(o, tb, b, header, rows)
 }
 
 func unionKeys(recs []map[string]any) []string {
@@ -303,6 +335,7 @@ type summaryPrinter struct {
 	widths  []int
 	started bool
 	buf     bytes.Buffer
+	tb      tabler
 }
 
 func (p *summaryPrinter) Add(r Record) error {
@@ -376,12 +409,8 @@ func (p *summaryPrinter) writeBatch() error {
 		}
 		p.started = true
 	}
-	var buf bytes.Buffer
-	t := newTable(&buf)
-	if header != nil {
-		t.Header(header...)
-	}
-	for _, row := range p.pending {
+	rows := make([][]string, len(p.pending))
+	for r, row := range p.pending {
 		cells := make([]string, len(row))
 		for i, c := range row {
 			if c.text == "" {
@@ -390,16 +419,14 @@ func (p *summaryPrinter) writeBatch() error {
 				cells[i] = pad(i, c.text, c.style)
 			}
 		}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		rows[r] = cells
 	}
+	clear(p.pending) // let the batch's strings go
 	p.pending = p.pending[:0]
-	if err := t.Render(); err != nil {
+	p.buf.Reset()
+	if err := p.tb.render(&p.buf, header, rows); err != nil {
 		return err
 	}
-	p.buf.Reset()
-	trimLines(&p.buf, buf.Bytes())
 	if _, err := o.Out.Write(p.buf.Bytes()); err != nil {
 		return writeErr(err)
 	}
