@@ -20,8 +20,9 @@ type dataset struct {
 	resources []resource
 	// index maps a normalized indicator to every place it occurs, in
 	// resource order then record order: the search is one map lookup.
-	index    map[string][]hit
-	eventsMe json.RawMessage
+	index     map[string][]hit
+	unindexed []string // resource.column=value of indexed cells no type fits
+	eventsMe  json.RawMessage
 }
 
 type resource struct {
@@ -90,7 +91,11 @@ func (ds *dataset) indexRecord(ri, rj int, rec json.RawMessage) error {
 		}
 		typ := detectType(v)
 		if typ == typeUnknown {
-			return fmt.Errorf("column %s: %q is not a searchable indicator", col, v)
+			// Unsearchable, so unindexed. Not fatal: when detection changes
+			// (pkg/ioc will replace detectType), one value should not take
+			// the whole sandbox down. The data tests insist on none.
+			ds.unindexed = append(ds.unindexed, fmt.Sprintf("%s.%s=%q", ds.resources[ri].ID, col, v))
+			continue
 		}
 		key := normalize(v, typ)
 		ds.index[key] = append(ds.index[key], hit{res: ri, rec: rj, col: ci, value: v})

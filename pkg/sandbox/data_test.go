@@ -174,8 +174,8 @@ func TestDataSetInvariants(t *testing.T) {
 			t.Errorf("no indexed value of type %s", typ)
 		}
 	}
-	if types[typeUnknown] != 0 {
-		t.Errorf("%d indexed values of unknown type", types[typeUnknown])
+	if types[typeUnknown] != 0 || len(ds.unindexed) != 0 {
+		t.Errorf("%d indexed values of unknown type: %v", types[typeUnknown], ds.unindexed)
 	}
 	if !bigInt {
 		t.Error("no record holds 9007199254740993")
@@ -212,9 +212,9 @@ func TestDataSetSharedValues(t *testing.T) {
 	}
 }
 
-func TestEmbeddedDataIsLazy(t *testing.T) {
-	// A fresh parse must work from the bytes alone; loadDataset's Once
-	// only caches it. Guards against state leaking in from package init.
+// A fresh parse must work from the embedded bytes alone: loadDataset's Once
+// only caches it, and nothing may depend on package init having run.
+func TestParseEmbeddedData(t *testing.T) {
 	ds, err := parseDataset(demoJSON)
 	if err != nil {
 		t.Fatal(err)
@@ -227,11 +227,14 @@ func TestEmbeddedDataIsLazy(t *testing.T) {
 func TestParseDatasetRejectsBadData(t *testing.T) {
 	for name, raw := range map[string]string{
 		"not json":        `{`,
-		"unknown value":   `{"resources":[{"id":"r","label":"R","group":"g","columns":["v"],"records":[{"v":"no indicator"}]}],"events_me":{}}`,
 		"non-string cell": `{"resources":[{"id":"r","label":"R","group":"g","columns":["v"],"records":[{"v":3}]}],"events_me":{}}`,
 	} {
 		if _, err := parseDataset([]byte(raw)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	ds, err := parseDataset([]byte(`{"resources":[{"id":"r","label":"R","group":"g","columns":["v"],"records":[{"v":"no indicator"},{"v":"ok.example"}]}],"events_me":{}}`))
+	if err != nil || len(ds.unindexed) != 1 || len(ds.index) != 1 {
+		t.Errorf("one unsearchable value must be skipped and reported, not fatal: %v, %v", err, ds)
 	}
 }
