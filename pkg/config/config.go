@@ -52,6 +52,16 @@ func Path(flagValue string) (string, error) {
 // Load reads the file at path (a missing file is an empty one) and layers it
 // under the changed flags of fs and the TILOOKUP_* environment.
 func Load(path string, fs *pflag.FlagSet) (*Config, error) {
+	return load(path, fs, false)
+}
+
+// LoadForEdit is Load for `config set/unset`: a selected profile that does
+// not exist yet is where the value will be written, not an error.
+func LoadForEdit(path string, fs *pflag.FlagSet) (*Config, error) {
+	return load(path, fs, true)
+}
+
+func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
 	c := &Config{v: viper.New(), flags: fs, path: path}
 	if err := c.readFile(); err != nil {
 		return nil, err
@@ -72,7 +82,7 @@ func Load(path string, fs *pflag.FlagSet) (*Config, error) {
 	if err := c.v.MergeConfigMap(c.top); err != nil {
 		return nil, failure.Wrap(failure.Config, err, "cannot use config file "+path)
 	}
-	if err := c.selectProfile(); err != nil {
+	if err := c.selectProfile(newProfileOK); err != nil {
 		return nil, err
 	}
 	for _, k := range Keys {
@@ -119,13 +129,17 @@ func (c *Config) readFile() error {
 
 // selectProfile merges the chosen profile over the top level, so that flags
 // and environment still win over it but it wins over the file's top level.
-func (c *Config) selectProfile() error {
+func (c *Config) selectProfile(newProfileOK bool) error {
 	name := c.v.GetString("profile")
 	if name == "" {
 		return nil
 	}
 	profiles, _ := c.top["profiles"].(map[string]any)
 	section, ok := profiles[name].(map[string]any)
+	if !ok && newProfileOK {
+		c.profile, c.section = name, map[string]any{}
+		return nil
+	}
 	if !ok {
 		known := c.Profiles()
 		hint := "define it under profiles: in " + c.path

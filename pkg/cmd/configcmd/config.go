@@ -64,7 +64,7 @@ Keys:
 		Args:              cmdutil.ExactArgs(2, "a key and a value"),
 		ValidArgsFunction: completeValues,
 		RunE: func(_ *cobra.Command, args []string) error {
-			cfg, err := f.Config()
+			cfg, err := forEdit(f)
 			if err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ Keys:
 			if _, ok := config.Lookup(args[0]); !ok {
 				return unknown(args[0])
 			}
-			cfg, err := f.Config()
+			cfg, err := forEdit(f)
 			if err != nil {
 				return err
 			}
@@ -117,6 +117,20 @@ Keys:
 		},
 	})
 	return cmd
+}
+
+// forEdit loads the config so that --profile may name a profile that the
+// write is about to create.
+func forEdit(f *cmdutil.Factory) (*config.Config, error) {
+	flagPath := ""
+	if f.ConfigFlag != nil {
+		flagPath = *f.ConfigFlag
+	}
+	path, err := config.Path(flagPath)
+	if err != nil {
+		return nil, err
+	}
+	return config.LoadForEdit(path, f.Flags)
 }
 
 func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
