@@ -65,7 +65,7 @@ func PrintEvents(opts Options, raw []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := eventsTable(opts, &b, v, raw); err != nil {
+		if err := eventsTable(opts, &b, v); err != nil {
 			return err
 		}
 		if _, err := opts.Out.Write(b.Bytes()); err != nil {
@@ -78,21 +78,24 @@ func PrintEvents(opts Options, raw []byte) error {
 }
 
 // objects returns v as a list of objects when it is a non-empty array made
-// only of objects.
+// only of objects, at least one of them with a field (a table needs a
+// column).
 func objects(v any) ([]map[string]any, bool) {
 	arr, ok := v.([]any)
 	if !ok || len(arr) == 0 {
 		return nil, false
 	}
 	out := make([]map[string]any, len(arr))
+	fields := 0
 	for i, e := range arr {
 		m, ok := e.(map[string]any)
 		if !ok {
 			return nil, false
 		}
 		out[i] = m
+		fields += len(m)
 	}
-	return out, true
+	return out, fields > 0
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -104,19 +107,24 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func eventsTable(o Options, b *bytes.Buffer, v any, raw []byte) error {
+func eventsTable(o Options, b *bytes.Buffer, v any) error {
 	tb := &tabler{}
 	if objs, ok := objects(v); ok {
 		return objectsTable(o, tb, b, objs)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok || len(obj) == 0 {
+		// Shown as JSON, with the strings in it sanitized like any table text
+		// rather than merely \u-escaped, so a payload hidden in an escape
+		// sequence does not show either.
 		var ind bytes.Buffer
-		if err := json.Indent(&ind, raw, "", "  "); err != nil {
+		enc := json.NewEncoder(&ind)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(cleanValue(v)); err != nil {
 			return decodeErr(err)
 		}
 		b.WriteString(sanitize.Multiline(ind.String()))
-		b.WriteByte('\n')
 		return nil
 	}
 	var fields [][2]string
@@ -126,7 +134,7 @@ func eventsTable(o Options, b *bytes.Buffer, v any, raw []byte) error {
 			tables = append(tables, k)
 			continue
 		}
-		fields = append(fields, [2]string{sanitize.String(k), o.cell(scalarText(obj[k]))})
+		fields = append(fields, [2]string{sanitize.String(k), o.cell(cellValue(obj[k]))})
 	}
 	writeFields(o, b, fields)
 	for i, k := range tables {
@@ -153,7 +161,7 @@ func objectsTable(o Options, tb *tabler, b *bytes.Buffer, objs []map[string]any)
 		row := make([]string, len(keys))
 		for i, k := range keys {
 			if val, ok := m[k]; ok {
-				row[i] = o.cell(scalarText(val))
+				row[i] = o.cell(cellValue(val))
 			} else {
 				row[i] = o.cell("")
 			}

@@ -7,13 +7,21 @@
 //     numbers never round-tripped through float64), indented on a terminal and
 //     compact when piped. With several values, a JSON array written element by
 //     element, never held in memory; piped, each element sits on its own line
-//     between "[" and "]", which is still one valid JSON document. On a
-//     terminal only, characters that a terminal would interpret (C1 controls,
-//     bidirectional overrides, DEL, invalid UTF-8) are written as \u escapes:
-//     the JSON value is the same, the bytes differ. Piped output is byte-exact.
+//     between "[" and "]", which is still one valid JSON document.
 //   - ndjson: one compact object per value and per line, flushed line by line.
-//   - csv: see csvColumns.
-//   - table: see NewSearchPrinter.
+//     Output is flushed after each record (after each batch for the table of
+//     several values) when Out has a
+//     Flush method (a bufio.Writer), so a stream shows as it goes.
+//   - csv: see csvColumns (unexported; its doc comment gives the columns and
+//     the formula-injection rule).
+//   - table: see NewSearchPrinter. All server text goes through
+//     sanitize.String.
+//
+// Piped output carries the server's bytes exactly. On a terminal (TTY), json
+// and ndjson write the characters a terminal would interpret (DEL, C1
+// controls, bidirectional formatting, invalid UTF-8) as \u escapes — the same
+// JSON value, different bytes — and CSV cells and --jq raw strings are
+// sanitized, so nothing from the server can drive the terminal in any format.
 //
 // A value that failed is an error record in json and ndjson, so that no input
 // is lost from a stream:

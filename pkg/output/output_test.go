@@ -155,6 +155,13 @@ func assertTerminalSafe(t *testing.T, out []byte) {
 			t.Errorf("output has rune %U: %q", r, s)
 		}
 	}
+}
+
+// assertNoLeak fails if the payloads of the fixtures' escape sequences show
+// in any form.
+func assertNoLeak(t *testing.T, out []byte) {
+	t.Helper()
+	s := string(out)
 	for _, leak := range []string{"cm0gLXJmIC8K", "evil.test/", "]8;;", "]52;"} {
 		if strings.Contains(s, leak) {
 			t.Errorf("output still holds %q from an escape sequence: %q", leak, s)
@@ -198,6 +205,7 @@ func TestTableGolden(t *testing.T) {
 			out := printSearch(t, tt.opts, tt.multi, tt.recs(t)...)
 			golden(t, tt.name, out)
 			assertTerminalSafe(t, out)
+			assertNoLeak(t, out)
 			if !tt.opts.Color && bytes.Contains(out, []byte("\x1b")) {
 				t.Errorf("colour codes without Color: %q", out)
 			}
@@ -303,6 +311,7 @@ func TestEventsGolden(t *testing.T) {
 				golden(t, name, out)
 				if f.opts.Format == Table && f.opts.JQ == "" {
 					assertTerminalSafe(t, out)
+					assertNoLeak(t, out)
 				}
 				if f.opts.TTY {
 					assertNoTerminalControls(t, out)
@@ -593,4 +602,40 @@ func FuzzTableSafe(f *testing.F) {
 			assertTerminalSafe(t, out)
 		}
 	})
+}
+
+func printEventsRaw(t *testing.T, opts Options, raw string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	opts.Out = &b
+	if err := PrintEvents(opts, []byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestEmptyShapes(t *testing.T) {
+	resp := &api.SearchResponse{Results: []api.Result{{Label: "x", Preview: []map[string]any{{}, {}}}}}
+	out := printSearch(t, Options{Preview: true}, false, Record{Query: "q", Resp: resp})
+	if bytes.Contains(out, []byte("Preview")) {
+		t.Errorf("preview of empty records printed:\n%s", out)
+	}
+	for _, tt := range []struct {
+		opts      Options
+		raw, want string
+	}{
+		{Options{}, `[{},{}]`, "[\n  {},\n  {}\n]\n"},
+		{Options{}, `{"a":[{}]}`, "a:  [{}]\n"},
+		{Options{}, `{}`, "{}\n"},
+		{Options{}, `[]`, "[]\n"},
+		{Options{}, `"s\u001b]52;c;AAAA\u0007"`, "\"s␛\"\n"},
+		{Options{}, `[1.10, 9007199254740993]`, "[\n  1.10,\n  9007199254740993\n]\n"},
+		{Options{Format: CSV}, `[{},{}]`, "value\n{}\n{}\n"},
+		{Options{Format: CSV}, `{}`, "key,value\n"},
+		{Options{Format: CSV}, `-3`, "value\n'-3\n"},
+	} {
+		if got := printEventsRaw(t, tt.opts, tt.raw); string(got) != tt.want {
+			t.Errorf("%s %s: got %q, want %q", tt.opts.Format, tt.raw, got, tt.want)
+		}
+	}
 }

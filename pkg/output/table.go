@@ -199,8 +199,8 @@ func (p *tablePrinter) Add(r Record) error {
 	}
 	if o.Preview {
 		for _, res := range resp.Results {
-			if len(res.Preview) == 0 {
-				continue
+			if len(unionKeys(res.Preview)) == 0 {
+				continue // nothing to show, not even a column name
 			}
 			b.WriteByte('\n')
 			if err := writePreview(o, &p.tb, b, res); err != nil {
@@ -268,7 +268,7 @@ func writePreview(o Options, tb *tabler, b *bytes.Buffer, res api.Result) error 
 				row[i] = o.cell("")
 				continue
 			}
-			row[i] = o.cell(sanitize.Truncate(sanitize.String(scalarText(v)), previewCellMax))
+			row[i] = o.cell(sanitize.Truncate(cellValue(v), previewCellMax))
 		}
 		rows = append(rows, row)
 	}
@@ -306,6 +306,38 @@ func scalarText(v any) string {
 		return "null"
 	}
 	return compactJSON(v)
+}
+
+// cleanValue returns v with every string in it, object keys included,
+// sanitized, so that nested values shown as JSON in a table cell carry
+// no escape sequence even in \u-escaped form.
+func cleanValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return sanitize.String(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cleanValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[sanitize.String(k)] = cleanValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// cellValue is scalarText for a table cell: sanitized throughout.
+func cellValue(v any) string {
+	switch v.(type) {
+	case []any, map[string]any:
+		v = cleanValue(v)
+	}
+	return sanitize.String(scalarText(v))
 }
 
 func compactJSON(v any) string {
