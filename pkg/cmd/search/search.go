@@ -31,6 +31,8 @@ type Options struct {
 	ExitStatus  bool
 	JQ          string
 	Preview     bool
+	Defang      bool
+	CSVRaw      bool
 	Sandbox     bool
 }
 
@@ -82,6 +84,8 @@ fails becomes an error record, so no input is lost.`,
 	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 1 when nothing matched")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
 	fl.BoolVar(&opts.Preview, "preview", false, "table mode: show each resource's preview records")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicator values in table and CSV output, for pasting into tickets")
+	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells that a spreadsheet would run as formulas")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
 	return cmd
 }
@@ -112,6 +116,10 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	outOpts.Preview = opts.Preview
+	outOpts.CSVRaw = opts.CSVRaw
+	if opts.Defang {
+		outOpts.Defang = func(s string) string { return ioc.Defang(s, ioc.Detect(s)) }
+	}
 	if opts.Sandbox {
 		srv, err := f.StartSandbox()
 		if err != nil {
