@@ -1,8 +1,8 @@
 package ioc
 
 import (
-	"fmt"
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"

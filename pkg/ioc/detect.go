@@ -199,24 +199,29 @@ func decodeRune[T string | []byte](s T) (rune, int) {
 	return utf8.DecodeRuneInString(string(s))
 }
 
-// validTLD refuses numeric and underscored TLDs; ASCII ones must be letters
-// (at least two) or an xn-- A-label.
+// validTLD refuses numeric and underscored TLDs and one-letter ones; ASCII
+// characters must be letters, unless it is an xn-- A-label.
 func validTLD[T string | []byte](t T) bool {
 	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
 		return true
 	}
-	ascii := 0
+	runes := 0
 	for i := 0; i < len(t); i++ {
 		c := t[i]
 		if c >= utf8.RuneSelf {
-			continue // letters already checked by hostLabels
+			if utf8.RuneStart(c) {
+				runes++ // a letter: hostLabels checked
+			}
+			continue
 		}
 		if class[c]&cAlpha == 0 {
 			return false
 		}
-		ascii++
+		runes++
 	}
-	return ascii != 1 || len(t) > 1
+	// Counted in runes, not bytes: lower-casing may turn a non-ASCII
+	// letter into an ASCII one (U+0130 into i), and must not change the type.
+	return runes >= 2
 }
 
 // isEmail accepts local@domain: a local part of 1 to 64 bytes of the

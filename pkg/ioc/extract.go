@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -407,6 +408,9 @@ func (e *extractor) word(ws, we, limit int) int {
 		if l[ws] == '/' {
 			return we // a path: /usr/lib/x.so, ./run.sh
 		}
+		if l[ws] == ':' && ws+1 < we && l[ws+1] == ':' {
+			break // ::ffff:192.0.2.1
+		}
 		ws++
 	}
 	end := we
@@ -719,6 +723,9 @@ func (e *extractor) emit(a, b int, t Type) {
 	v := string(key)
 	if !ok {
 		v = Normalize(string(raw), t)
+		if t == URL && strings.Contains(v, "&amp;") {
+			v = strings.ReplaceAll(v, "&amp;", "&") // copied out of HTML
+		}
 		if _, dup := e.seen[v]; dup {
 			return
 		}

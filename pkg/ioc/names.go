@@ -31,11 +31,11 @@ func isKnownTLD[T string | []byte](t T) bool {
 	if len(t) < 2 || len(t) > 63 {
 		return false
 	}
-	if a, b := lower(t[0]), lower(t[1]); a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z' && !tldPrefix[int(a-'a')*26+int(b-'a')] {
-		return false
-	}
 	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
 		return true // an A-label we cannot decode without x/net/idna
+	}
+	if a, b := lower(t[0]), lower(t[1]); a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z' && !tldPrefix[int(a-'a')*26+int(b-'a')] {
+		return false
 	}
 	var buf [63]byte
 	for i := 0; i < len(t); i++ {

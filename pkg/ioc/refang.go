@@ -144,7 +144,7 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 	n := len(s)
 	for i := 0; i < n; i++ {
 		c := s[i]
-		if class[c]&cTrigger == 0 {
+		if class[c]&cTrigger == 0 && c != ' ' {
 			continue
 		}
 		switch c {
@@ -260,7 +260,8 @@ func closes(open, close byte) bool {
 }
 
 // nearName reports whether the defang s[i:j] sits between name characters,
-// possibly with one space on each side, which keeps "(at)" in prose intact.
+// possibly with one space on each side, and is followed by a host name (a
+// label and a dot, defanged or not), which keeps "meet me (at) noon" intact.
 func nearName[T string | []byte](s T, i, j int) bool {
 	b := i - 1
 	if b >= 0 && s[b] == ' ' {
@@ -270,7 +271,17 @@ func nearName[T string | []byte](s T, i, j int) bool {
 	if a < len(s) && s[a] == ' ' {
 		a++
 	}
-	return b >= 0 && a < len(s) && isNameByte(s[b]) && isAlnum(s[a])
+	if b < 0 || a >= len(s) || !isNameByte(s[b]) || !isAlnum(s[a]) {
+		return false
+	}
+	k := a
+	for k < len(s) && class[s[k]]&cLabel != 0 {
+		k++
+	}
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	return k < len(s) && (s[k] == '.' || s[k] == '[' || s[k] == '(' || s[k] == '{')
 }
 
 func isNameByte(c byte) bool { return isAlnum(c) || c == '-' || c == '_' || c == '.' || c == '+' }

@@ -1,0 +1,179 @@
+package ioc
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/extract/*.want from the current output")
+
+// TestExtractDocuments compares the extraction of each realistic document
+// in testdata/extract with its .want file (lines "type<TAB>value").
+func TestExtractDocuments(t *testing.T) {
+	docs, err := filepath.Glob("testdata/extract/*.txt")
+	if err != nil || len(docs) < 15 {
+		t.Fatalf("want at least 15 documents, found %d (%v)", len(docs), err)
+	}
+	for _, doc := range docs {
+		name := strings.TrimSuffix(filepath.Base(doc), ".txt")
+		t.Run(name, func(t *testing.T) {
+			text, err := os.ReadFile(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			for _, in := range Extract(text) {
+				got.WriteString(string(in.Type) + "\t" + in.Value + "\n")
+			}
+			wantFile := strings.TrimSuffix(doc, ".txt") + ".want"
+			if *update {
+				if err := os.WriteFile(wantFile, []byte(got.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(wantFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != string(want) {
+				t.Errorf("extraction differs from %s\n--- got\n%s--- want\n%s", wantFile, got.String(), want)
+			}
+		})
+	}
+}
+
+func TestExtractInvariants(t *testing.T) {
+	docs, _ := filepath.Glob("testdata/extract/*.txt")
+	for _, doc := range docs {
+		text, _ := os.ReadFile(doc)
+		all := Extract(text)
+		checkExtracted(t, all)
+
+		var streamed []Indicator
+		err := ExtractReader(bytes.NewReader(text), nil, func(in Indicator) error {
+			streamed = append(streamed, in)
+			return nil
+		})
+		if err != nil || !slices.Equal(streamed, all) {
+			t.Errorf("%s: ExtractReader differs from Extract: %v", doc, err)
+		}
+
+		var ips []Indicator
+		_ = ExtractReader(bytes.NewReader(text), []Type{IPv4, IPv6}, func(in Indicator) error {
+			ips = append(ips, in)
+			return nil
+		})
+		want := slices.DeleteFunc(slices.Clone(all), func(in Indicator) bool { return in.Type != IPv4 && in.Type != IPv6 })
+		if !slices.Equal(ips, want) {
+			t.Errorf("%s: filtered extraction = %v, want %v", doc, ips, want)
+		}
+	}
+}
+
+// checkExtracted holds for any extraction: values are unique, non-empty and
+// Detect to the type they are reported with, and are already normalized.
+func checkExtracted(t *testing.T, all []Indicator) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, in := range all {
+		if in.Value == "" || seen[in.Value] {
+			t.Errorf("empty or repeated value %q", in.Value)
+		}
+		seen[in.Value] = true
+		if got := Detect(in.Value); got != in.Type {
+			t.Errorf("extracted %s %q, but Detect says %s", in.Type, in.Value, got)
+		}
+		if n := Normalize(in.Value, in.Type); n != in.Value {
+			t.Errorf("extracted %q is not normalized (%q)", in.Value, n)
+		}
+	}
+}
+
+func TestExtractCases(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", ""},
+		{"nothing to see here.", ""},
+		{"go to example.com.", "domain example.com"},
+		{"(example.com)", "domain example.com"},
+		{"example.com, example.org; example.net!", "domain example.com|domain example.org|domain example.net"},
+		{"EXAMPLE.com and example.COM", "domain example.com"},
+		{"mail user@example.com now", "email user@example.com"},
+		{"https://example.com/x and example.com", "url https://example.com/x|domain example.com"},
+		{"[a](https://example.com/a)", "url https://example.com/a"},
+		{"<https://example.com/b>", "url https://example.com/b"},
+		{`<a href="https://example.com/c">x</a>`, "url https://example.com/c"},
+		{"see https://en.wikipedia.org/wiki/Foo_(bar).", "url https://en.wikipedia.org/wiki/Foo_(bar)"},
+		{"(https://example.com/d)", "url https://example.com/d"},
+		{"https://example.com/e?a=1,b", "url https://example.com/e?a=1"},
+		{"invoice.pdf setup.exe payload.dll script.js", ""},
+		{"update.zip update[.]zip", "domain update.zip"},
+		{"version 1.2.3.4 and 5.6.7.8", "ipv4 5.6.7.8"},
+		{"v1.2.3.4", ""},
+		{"Version: 1.2.3.4", ""},
+		{"10.0.0.0/8", "ipv4 10.0.0.0"},
+		{"198.51.100.7:8080", "ipv4 198.51.100.7"},
+		{"example.com:443", "domain example.com"},
+		{"198.51.100.7/gate.php", "url 198.51.100.7/gate.php"},
+		{"example.com/path?q=1#f", "url example.com/path?q=1#f"},
+		{"CVE-2021-44228.", "cve CVE-2021-44228"},
+		{"cve-2021-44228 CVE-2021-44228", "cve CVE-2021-44228"},
+		{strings.Repeat("a", 30) + "1", ""},
+		{strings.Repeat("a", 30) + "1 " + strings.Repeat("b1", 16), "md5 " + strings.Repeat("b1", 16)},
+		{strings.Repeat("a1", 16) + "a", ""},
+		{"::ffff:192.0.2.1 ::1", "ipv6 ::ffff:192.0.2.1"},
+		{`<a href="http://x.example.com/?a=1&amp;b=2">`, "url http://x.example.com/?a=1&b=2"},
+		{"z" + strings.Repeat("a1", 16), ""},
+		{"md5=" + strings.Repeat("A1", 16), "md5 " + strings.Repeat("a1", 16)},
+		{"2001:db8::1 [2001:db8::2]", "ipv6 2001:db8::1|ipv6 2001:db8::2"},
+		{"std::string Foo::Bar", ""},
+		{"user@example.com/path", "email user@example.com"},
+		{"evil.com\nevil.com", "domain evil.com"},
+		{"“quoted.example.com”", "domain quoted.example.com"},
+		{"hxxp://evil[.]example[.]com/x\r\n", "url http://evil.example.com/x"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, in := range Extract([]byte(tt.text)) {
+			got = append(got, string(in.Type)+" "+in.Value)
+		}
+		if g := strings.Join(got, "|"); g != tt.want {
+			t.Errorf("Extract(%q) = %q, want %q", tt.text, g, tt.want)
+		}
+	}
+}
+
+func TestExtractReaderStopsOnError(t *testing.T) {
+	stop := errors.New("stop")
+	n := 0
+	err := ExtractReader(strings.NewReader("a.example.com b.example.com c.example.com"), nil, func(Indicator) error {
+		n++
+		return stop
+	})
+	if err != stop || n != 1 {
+		t.Errorf("ExtractReader = %v after %d calls, want stop after 1", err, n)
+	}
+}
+
+func TestExtractReaderLongLine(t *testing.T) {
+	// A line longer than maxLine is cut at white space, not lost.
+	var b strings.Builder
+	for b.Len() < 3*maxLine {
+		b.WriteString("filler words without anything ")
+	}
+	b.WriteString("tail.example.com")
+	var got []Indicator
+	err := ExtractReader(strings.NewReader(b.String()), nil, func(in Indicator) error {
+		got = append(got, in)
+		return nil
+	})
+	if err != nil || len(got) != 1 || got[0].Value != "tail.example.com" {
+		t.Errorf("got %v, %v", got, err)
+	}
+}

@@ -1,0 +1,91 @@
+package ioc
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+var fuzzSeeds = []string{
+	"", "hxxps://evil[.]example[.]com/x", "198.51.100[.]7", "user[@]example.com",
+	"user [at] example [dot] com", "example . com", "http:\\\\a.example.com\\b", "[[.]]",
+	"44D88612FEA8A8F36DE82E1278ABB02F", "cve-2021-44228", "[2001:db8::1]:443",
+	"fe80::1%eth0", "::ffff:192.0.2.1", "http://[2001:db8::1]:8080/", "bücher.example.",
+	"example。com", "a[:]", "h**p[:]//x(.)io", "version 1.2.3.4", "10.0.0.0/8",
+}
+
+func addSeeds(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	docs, _ := filepath.Glob("testdata/extract/*.txt")
+	for _, d := range docs {
+		if b, err := os.ReadFile(d); err == nil {
+			f.Add(string(b))
+		}
+	}
+}
+
+func FuzzRefang(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		r := Refang(s)
+		if rr := Refang(r); rr != r {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, r, rr)
+		}
+		if len(r) > len(s) {
+			t.Fatalf("Refang(%q) = %q grew", s, r)
+		}
+	})
+}
+
+func FuzzDetect(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		typ := Detect(s)
+		n := Normalize(s, typ)
+		if got := Detect(n); got != typ {
+			t.Fatalf("Detect(%q) = %s but Detect(Normalize) = %s (%q)", s, typ, got, n)
+		}
+		if nn := Normalize(n, typ); nn != n {
+			t.Fatalf("Normalize not idempotent: %q -> %q -> %q", s, n, nn)
+		}
+		// A value that itself looks defanged (a URL whose scheme is "hxxp")
+		// cannot survive the round trip; every other one must.
+		if typ != Unknown && Refang(n) == n && Refang(Defang(n, typ)) != n {
+			t.Fatalf("Refang(Defang(%q)) = %q", n, Refang(Defang(n, typ)))
+		}
+	})
+}
+
+func FuzzPrepare(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, refang := range []bool{false, true} {
+			v, typ, err := Prepare(s, refang)
+			if err != nil {
+				continue
+			}
+			if v == "" || len(v) > MaxLen || !utf8.ValidString(v) {
+				t.Fatalf("Prepare(%q) = %q", s, v)
+			}
+			for _, r := range v {
+				if unicode.IsControl(r) {
+					t.Fatalf("Prepare(%q) = %q holds control character %U", s, v, r)
+				}
+			}
+			if Detect(v) != typ {
+				t.Fatalf("Prepare(%q) = %q, %s but Detect says %s", s, v, typ, Detect(v))
+			}
+		}
+	})
+}
+
+func FuzzExtract(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkExtracted(t, Extract([]byte(s)))
+	})
+}
