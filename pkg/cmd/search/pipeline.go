@@ -25,6 +25,12 @@ type pipeline struct {
 	rate        float64
 }
 
+// The answers kept for values repeated beyond the window.
+const (
+	recentEntries = 2048
+	recentBytes   = 8 << 20
+)
+
 // call is one request; identical values inside the window share it.
 type call struct {
 	value string
@@ -68,12 +74,13 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 
 	var mu sync.Mutex
 	inflight := map[string]*call{}
+	cache := newRecent(recentEntries, recentBytes)
 
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(queue)
 		defer close(work)
-		readErr <- p.produce(ctx, in, queue, work, &mu, inflight)
+		readErr <- p.produce(ctx, in, queue, work, &mu, inflight, cache)
 	}()
 
 	var emitErr error
@@ -92,6 +99,9 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 			mu.Lock()
 			if j.call.refs--; j.call.refs == 0 {
 				delete(inflight, j.call.value)
+				if j.call.err == nil && j.call.resp != nil {
+					cache.put(j.call.value, j.call.resp)
+				}
 			}
 			mu.Unlock()
 		}
@@ -123,7 +133,7 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 
 // produce reads inputs, prepares each value and queues it in order; a new
 // value is also handed to the workers, a duplicate in the window is not.
-func (p *pipeline) produce(ctx context.Context, in *inputs, queue chan<- *job, work chan<- *call, mu *sync.Mutex, inflight map[string]*call) error {
+func (p *pipeline) produce(ctx context.Context, in *inputs, queue chan<- *job, work chan<- *call, mu *sync.Mutex, inflight map[string]*call, cache *recent) error {
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -142,8 +152,13 @@ func (p *pipeline) produce(ctx context.Context, in *inputs, queue chan<- *job, w
 			c, dup := inflight[j.value]
 			if !dup {
 				c = &call{value: j.value, done: make(chan struct{})}
+				if resp, ok := cache.get(j.value); ok {
+					c.resp = resp
+					close(c.done)
+				} else {
+					fresh = c
+				}
 				inflight[j.value] = c
-				fresh = c
 			}
 			c.refs++
 			j.call = c

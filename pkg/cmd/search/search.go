@@ -151,10 +151,17 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	code := failure.ExitOK
 	var stats summary
+	var bar *progress
+	// The bar goes to a person watching stderr while the records go to a
+	// file or a pipe; on a shared terminal the rows themselves show progress.
+	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
+		bar = newProgress(opts.IO.ErrOut, countValues(opts.Args, opts.Files))
+	}
 	emit := func(rec output.Record) error {
 		c := recordCode(rec, opts.ExitStatus)
 		code = failure.Max(code, c)
 		stats.add(rec)
+		bar.add()
 		if !multi {
 			if rec.Err != nil {
 				return rec.Err
@@ -164,6 +171,7 @@ func run(ctx context.Context, opts *Options) error {
 		return printer.Add(rec)
 	}
 	runErr := p.run(ctx, in, emit)
+	bar.finish()
 	if err := printer.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
