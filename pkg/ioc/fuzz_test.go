@@ -20,6 +20,12 @@ func addSeeds(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+}
+
+// addDocuments seeds with the extraction documents too; only FuzzExtract
+// wants them: minimising a large input costs the others their minute.
+func addDocuments(f *testing.F) {
+	addSeeds(f)
 	docs, _ := filepath.Glob("testdata/extract/*.txt")
 	for _, d := range docs {
 		if b, err := os.ReadFile(d); err == nil {
@@ -84,7 +90,7 @@ func FuzzPrepare(f *testing.F) {
 }
 
 func FuzzExtract(f *testing.F) {
-	addSeeds(f)
+	addDocuments(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		checkExtracted(t, Extract([]byte(s)))
 	})
