@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -46,6 +51,12 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sandbox-fault": sandboxFault,
+			"check-bulk":    checkBulk,
+			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				time.Sleep(d)
+			},
 		},
 	})
 }
@@ -63,6 +74,74 @@ func sandboxFault(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("FAULT_EVENTS_URL", srv.EventsURL)
 }
 
+// checkBulk [-prefix] OUT VALUES [RATE KIND] checks a bulk NDJSON run:
+// one record per value of VALUES (blank lines and # comments skipped), each
+// line valid JSON, queries in input order; with RATE, exactly the values the
+// sandbox's rate= selects are error records of KIND. With -prefix the run
+// may have stopped early (SIGINT): the records must be a whole prefix.
+func checkBulk(ts *testscript.TestScript, neg bool, args []string) {
+	prefix := len(args) > 0 && args[0] == "-prefix"
+	if prefix {
+		args = args[1:]
+	}
+	if neg || (len(args) != 2 && len(args) != 4) {
+		ts.Fatalf("usage: check-bulk [-prefix] OUT VALUES [RATE KIND]")
+	}
+	var want []string
+	for _, l := range strings.Split(ts.ReadFile(args[1]), "\n") {
+		if l = strings.TrimSpace(l); l != "" && l[0] != '#' {
+			want = append(want, l)
+		}
+	}
+	out := ts.ReadFile(args[0])
+	if prefix && out != "" && !strings.HasSuffix(out, "\n") {
+		ts.Fatalf("the last line is incomplete: %q", out[max(0, len(out)-80):])
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if out == "" {
+		lines = nil
+	}
+	if prefix && len(lines) > len(want) || !prefix && len(lines) != len(want) {
+		ts.Fatalf("%d records for %d values", len(lines), len(want))
+	}
+	rate := -1.0
+	if len(args) == 4 {
+		var err error
+		rate, err = strconv.ParseFloat(args[2], 64)
+		ts.Check(err)
+	}
+	faulted := 0
+	for i, line := range lines {
+		var rec struct {
+			Query string `json:"query"`
+			Error *struct {
+				Kind string `json:"kind"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			ts.Fatalf("record %d is not JSON: %v: %q", i+1, err, line)
+		}
+		if rec.Query != want[i] {
+			ts.Fatalf("record %d is for %q, want %q (out of order?)", i+1, rec.Query, want[i])
+		}
+		if rate < 0 {
+			continue
+		}
+		if sandbox.RateSelects(want[i], rate) {
+			faulted++
+			if rec.Error == nil || rec.Error.Kind != args[3] {
+				ts.Fatalf("record %d (%s) should be a %s error record: %q", i+1, want[i], args[3], line)
+			}
+		} else if rec.Error != nil {
+			ts.Fatalf("record %d (%s) should have succeeded: %q", i+1, want[i], line)
+		}
+	}
+	if rate > 0 && faulted == 0 {
+		ts.Fatalf("no value was faulted: the test proves nothing")
+	}
+	ts.Logf("%d records checked, %d faulted", len(lines), faulted)
+}
+
 func exitcodeMain() {
 	if len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "usage: exitcode WANT CMD [ARG...]")
@@ -75,8 +154,20 @@ func exitcodeMain() {
 	}
 	cmd := exec.Command(os.Args[2], os.Args[3:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "exitcode:", err)
+		os.Exit(2)
+	}
+	// Pass interrupts on, so that a script can `kill -INT` the command.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for sig := range sigs {
+			cmd.Process.Signal(sig)
+		}
+	}()
 	got := 0
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Wait(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			fmt.Fprintln(os.Stderr, "exitcode:", err)

@@ -23,6 +23,10 @@ type pipeline struct {
 	refang      bool
 	concurrency int
 	rate        float64
+	// idle is called when the next record is not ready yet: the moment to
+	// flush buffered output, so that a stream reader sees every finished
+	// record without a write per record in a fast bulk run.
+	idle func()
 }
 
 // The answers kept for values repeated beyond the window.
@@ -92,8 +96,15 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 		if j.call != nil {
 			select {
 			case <-j.call.done:
-			case <-ctx.Done():
-				<-j.call.done
+			default:
+				if p.idle != nil {
+					p.idle()
+				}
+				select {
+				case <-j.call.done:
+				case <-ctx.Done():
+					<-j.call.done
+				}
 			}
 			rec.Resp, rec.Err = j.call.resp, j.call.err
 			mu.Lock()

@@ -3,8 +3,10 @@
 package search
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -131,6 +133,9 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	out := newBatchWriter(opts.IO.Out)
+	defer out.flush()
+	outOpts.Out = out
 	printer, err := output.NewSearchPrinter(outOpts, multi)
 	if err != nil {
 		return failure.New(failure.Usage, "%v", err)
@@ -148,6 +153,7 @@ func run(ctx context.Context, opts *Options) error {
 		refang:      !opts.NoRefang,
 		concurrency: opts.Concurrency,
 		rate:        opts.Rate,
+		idle:        func() { out.flush() },
 	}
 	code := failure.ExitOK
 	var stats summary
@@ -186,6 +192,16 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	return cmdutil.ExitWith(code)
 }
+
+// batchWriter buffers records and is flushed by the pipeline when it would
+// wait for the next one. It has no Flush method on purpose: the printers
+// flush writers that have one after every record.
+type batchWriter struct{ w *bufio.Writer }
+
+func newBatchWriter(w io.Writer) *batchWriter { return &batchWriter{w: bufio.NewWriterSize(w, 64<<10)} }
+
+func (b *batchWriter) Write(p []byte) (int, error) { return b.w.Write(p) }
+func (b *batchWriter) flush()                      { _ = b.w.Flush() }
 
 // recordCode is a value's exit code: its error's, or 1 for no match with -e.
 func recordCode(rec output.Record, exitStatus bool) int {
