@@ -21,7 +21,7 @@ func Detect(s string) Type {
 		return CVE
 	}
 	if strings.Contains(s, "://") {
-		if _, ok := splitURL(s); ok {
+		if _, ok := splitPastedURL(s); ok {
 			return URL
 		}
 		return Unknown

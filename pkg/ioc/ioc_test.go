@@ -121,6 +121,12 @@ func TestDetect(t *testing.T) {
 		in   string
 		want Type
 	}{
+		// a pasted URL with a scheme keeps spaces in its path and query
+		{"https://login-update.example.net/secure login/verify.php?acct=42&ref=mail%20link#step 2", URL},
+		{"https://a.example/x y", URL},
+		{"https://a b.example/x", Unknown},
+		{"https://a.example/x\ty", Unknown},
+		{"a.example/x y", Unknown},
 		// hashes
 		{h32, MD5},
 		{strings.ToUpper(h32), MD5},

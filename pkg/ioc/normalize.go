@@ -110,7 +110,7 @@ func Normalize(s string, t Type) string {
 			}
 		}
 	case URL:
-		if p, ok := splitURL(s); ok {
+		if p, ok := splitPastedURL(s); ok {
 			return normalizeURL(s, p)
 		}
 	}
@@ -170,7 +170,7 @@ func Defang(s string, t Type) string {
 		}
 		return s[:at] + "[@]" + strings.ReplaceAll(s[at+1:], ".", "[.]")
 	case URL:
-		if p, ok := splitURL(s); ok {
+		if p, ok := splitPastedURL(s); ok {
 			return defangURL(s, p)
 		}
 	}

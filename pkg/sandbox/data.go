@@ -92,7 +92,7 @@ func (ds *dataset) indexRecord(ri, rj int, rec json.RawMessage) error {
 		typ := detectType(v)
 		if typ == typeUnknown {
 			// Unsearchable, so unindexed. Not fatal: when detection changes
-			// (pkg/ioc will replace detectType), one value should not take
+			// (pkg/ioc evolves), one value should not take
 			// the whole sandbox down. The data tests insist on none.
 			ds.unindexed = append(ds.unindexed, fmt.Sprintf("%s.%s=%q", ds.resources[ri].ID, col, v))
 			continue

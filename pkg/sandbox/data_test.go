@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/tilookup/tilookup/pkg/ioc"
+
 	"encoding/json"
 	"net/netip"
 	"regexp"
@@ -116,7 +118,7 @@ func checkReserved(t *testing.T, where, key, s string) {
 	if strings.Contains(s, "@") && detectType(s) != typeEmail {
 		at := s[strings.LastIndexByte(s, '@')+1:]
 		at = strings.TrimRight(at, ">")
-		if isDomain(at) && !reservedName(at) {
+		if ioc.Detect(at) == ioc.Domain && !reservedName(at) {
 			t.Errorf("%s.%s: %s is not a reserved name", where, key, at)
 		}
 	}

@@ -19,7 +19,7 @@ func TestDetectAndNormalize(t *testing.T) {
 		{"192.0.2.256", typeUnknown, ""},
 		{"2001:DB8:0:0:0:0:0:1", typeIPv6, "2001:db8::1"},
 		{"::ffff:192.0.2.1", typeIPv6, "::ffff:192.0.2.1"},
-		{"fe80::1%eth0", typeUnknown, ""},
+		{"fe80::1%eth0", typeIPv6, "fe80::1"}, // the zone is local to the host that wrote it
 		{"Example.COM", typeDomain, "example.com"},
 		{"login-update.example.net.", typeDomain, "login-update.example.net"},
 		{"xn--bcher-kva.example", typeDomain, "xn--bcher-kva.example"},
@@ -31,7 +31,7 @@ func TestDetectAndNormalize(t *testing.T) {
 		{"http://[2001:db8::23]:8080/x", typeURL, "http://[2001:db8::23]:8080/x"},
 		{"http://198.51.100.23:8080/login.php", typeURL, "http://198.51.100.23:8080/login.php"},
 		{"ftp://user@files.example.org", typeURL, "ftp://user@files.example.org"},
-		{"javascript://example.com/", typeUnknown, ""},
+		{"javascript://example.com/", typeURL, "javascript://example.com/"},
 		{"http://", typeUnknown, ""},
 		{"http://exa mple.com/", typeUnknown, ""},
 		{"cve-2021-44228", typeCVE, "CVE-2021-44228"},

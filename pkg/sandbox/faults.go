@@ -555,3 +555,15 @@ func escapeReply(q string) reply {
 	rep.body = bytes.ReplaceAll(rep.body, []byte(invalidUTF8Marker), []byte("\xff\xfe\xc3\x28"))
 	return rep
 }
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
