@@ -1,12 +1,24 @@
 package ioc
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
+
+// The name tables are built on first use, not at start-up: every run of the
+// binary pays for package initialisation, and most commands never look at a
+// TLD (shell completion runs the binary on every TAB).
+var (
+	tlds      = sync.OnceValue(buildTLDs)
+	fileExts  = sync.OnceValue(buildFileExts)
+	tldPrefix [26 * 26]bool // filled by buildTLDs
+)
 
 // tlds is the root zone (tlds.go). Free text is full of dotted words that
 // are no host names (e.g., i.e., obj.method), so the extractor only reports
 // domains under a delegated TLD; Detect, which is given a value the analyst
 // means as an indicator, only checks the syntax.
-var tlds = func() map[string]struct{} {
+func buildTLDs() map[string]struct{} {
 	m := make(map[string]struct{}, 1600)
 	for _, t := range strings.Fields(tldList) {
 		m[t] = struct{}{}
@@ -21,11 +33,10 @@ var tlds = func() map[string]struct{} {
 		tldPrefix[int(t[0]-'a')*26+int(t[1]-'a')] = true
 	}
 	return m
-}()
+}
 
 // tldPrefix has the first two letters of every ASCII TLD: most dotted
 // words in prose (file.pdf, obj.method) are dismissed without hashing.
-var tldPrefix [26 * 26]bool
 
 func isKnownTLD[T string | []byte](t T) bool {
 	if len(t) < 2 || len(t) > 63 {
@@ -34,18 +45,19 @@ func isKnownTLD[T string | []byte](t T) bool {
 	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
 		return true // an A-label we cannot decode without x/net/idna
 	}
+	known := tlds()
 	if a, b := lower(t[0]), lower(t[1]); a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z' && !tldPrefix[int(a-'a')*26+int(b-'a')] {
 		return false
 	}
 	var buf [63]byte
 	for i := 0; i < len(t); i++ {
 		if t[i] >= 0x80 {
-			_, ok := tlds[strings.ToLower(string(t))]
+			_, ok := known[strings.ToLower(string(t))]
 			return ok
 		}
 		buf[i] = lower(t[i])
 	}
-	_, ok := tlds[string(buf[:len(t)])]
+	_, ok := known[string(buf[:len(t)])]
 	return ok
 }
 
@@ -54,7 +66,7 @@ func isKnownTLD[T string | []byte](t T) bool {
 // .sh, .md, .rs, .so, .ps, .one): invoice.pdf, setup.exe,
 // update.zip. A defanged name (update[.]zip) or one inside a URL is a host
 // all the same.
-var fileExts = func() map[string]struct{} {
+func buildFileExts() map[string]struct{} {
 	m := make(map[string]struct{}, 128)
 	for _, e := range strings.Fields(`
 		exe dll sys scr bat cmd ps1 psm1 psd1 vbs vbe js jse mjs wsf wsh hta lnk
@@ -70,7 +82,7 @@ var fileExts = func() map[string]struct{} {
 		m[e] = struct{}{}
 	}
 	return m
-}()
+}
 
 func isFileExt[T string | []byte](e T) bool {
 	if len(e) > 8 {
@@ -80,7 +92,7 @@ func isFileExt[T string | []byte](e T) bool {
 	for i := 0; i < len(e); i++ {
 		buf[i] = lower(e[i])
 	}
-	_, ok := fileExts[string(buf[:len(e)])]
+	_, ok := fileExts()[string(buf[:len(e)])]
 	return ok
 }
 
