@@ -15,9 +15,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -38,21 +40,29 @@ const (
 	backoffCap     = 10 * time.Second
 	maxRetryAfter  = 2 * time.Minute
 	defaultMaxBody = 32 << 20
+
+	// DefaultDeadline bounds one value, every try and wait included, so
+	// that a service that keeps answering 503 with Retry-After cannot hold
+	// a bulk run forever.
+	DefaultDeadline = 2 * time.Minute
 )
 
 // Options configure a Client. Zero values get sane defaults.
 type Options struct {
-	BaseURL       string // search host, may carry a path prefix
-	EventsBaseURL string // events host; "" = BaseURL
-	Token         string // search bearer token
-	EventsToken   string // events token; "" = Token
-	CookieName    string // events cookie carrying the token; "" sends none
-	Timeout       time.Duration
-	Retries       int
-	MaxBody       int64
-	UserAgent     string
-	Debug         io.Writer // request/response log with credentials redacted; nil = none
-	Transport     http.RoundTripper
+	BaseURL       string        // search host, may carry a path prefix
+	EventsBaseURL string        // events host; "" = BaseURL
+	Token         string        // search bearer token
+	EventsToken   string        // events token; "" = Token
+	CookieName    string        // events cookie carrying the token; "" sends none
+	Timeout       time.Duration // one request, from dialing to the last body byte
+	// Deadline bounds one value, all tries and waits included; never
+	// shorter than Timeout. 0 = DefaultDeadline.
+	Deadline  time.Duration
+	Retries   int
+	MaxBody   int64
+	UserAgent string
+	Debug     io.Writer // request/response log with credentials redacted; nil = none
+	Transport http.RoundTripper
 	// Sleep waits between retries; tests replace it. It returns early with
 	// ctx's error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -92,6 +102,10 @@ func New(o Options, allowInsecure bool) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
+	}
+	o.Deadline = max(o.Deadline, o.Timeout)
 	if o.MaxBody <= 0 {
 		o.MaxBody = defaultMaxBody
 	}
@@ -157,6 +171,8 @@ func (c *Client) Search(ctx context.Context, q string, limit int) (*SearchRespon
 	u := *c.base
 	u.Path += searchPath
 	u.RawQuery = params.Encode()
+	ctx, cancel := c.withDeadline(ctx)
+	defer cancel()
 	body, err := c.get(ctx, OpSearch, &u, c.opt.Token, "")
 	if err != nil {
 		return nil, err
@@ -193,6 +209,8 @@ func DecodeSearch(body []byte) (*SearchResponse, error) {
 func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	u := *c.events
 	u.Path += eventsPath
+	ctx, cancel := c.withDeadline(ctx)
+	defer cancel()
 	body, err := c.get(ctx, OpEvents, &u, c.opt.EventsToken, c.opt.CookieName)
 	if err != nil {
 		return nil, err
@@ -207,12 +225,20 @@ func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	return body, nil
 }
 
+// errDeadline is the cause of a value's context when its overall deadline
+// passes, told apart from the per-request timeout in messages.
+var errDeadline = errors.New("overall deadline passed")
+
+func (c *Client) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.opt.Deadline, errDeadline)
+}
+
 // get performs a GET with retries and returns a 2xx body.
 func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie string) ([]byte, error) {
 	var lastErr error
 	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
 		if err := c.waitPause(ctx); err != nil {
-			return nil, interrupted(op, err, lastErr)
+			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
 		body, wait, err := c.try(ctx, op, u, token, cookie)
 		if err == nil {
@@ -225,20 +251,25 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 		if wait == 0 {
 			wait = backoff(attempt)
 		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			// Sleeping past the deadline only to fail later helps nobody:
+			// report the last answer now.
+			return nil, lastErr
+		}
 		if err := c.opt.Sleep(ctx, wait); err != nil {
-			return nil, interrupted(op, err, lastErr)
+			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, interrupted(op, ctx.Err(), lastErr)
+		return nil, c.interrupted(ctx, op, ctx.Err(), lastErr)
 	}
 	return nil, lastErr
 }
 
 // try makes one request. wait < 0 means the error is final; wait > 0 is the
 // server's Retry-After; 0 means retry with backoff.
-func (c *Client) try(ctx context.Context, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
+func (c *Client) try(valueCtx context.Context, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(valueCtx, c.opt.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -257,7 +288,12 @@ func (c *Client) try(ctx context.Context, op string, u *url.URL, token, cookie s
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.logf("< %s error after %s: %v", op, since(start), redactURLErr(err))
-		return nil, 0, transportError(op, ctx, err, c.opt.Timeout)
+		if errors.Is(err, errTooManyRedirects) {
+			return nil, -1, &APIError{Op: op, Kind: failure.Network, Err: err,
+				Message: fmt.Sprintf("stopped after %d redirects", maxRedirects),
+				Hint:    "the service redirects in a loop; check base_url"}
+		}
+		return nil, 0, c.transportError(valueCtx, op, err)
 	}
 	defer resp.Body.Close()
 	body, readErr := c.readBody(resp)
@@ -268,12 +304,15 @@ func (c *Client) try(ctx context.Context, op string, u *url.URL, token, cookie s
 				Message: fmt.Sprintf("the response is larger than the %s cap", formatSize(c.opt.MaxBody)),
 				Hint:    "raise max_response_size, or lower --limit"}
 		}
-		return nil, 0, transportError(op, ctx, readErr, c.opt.Timeout)
+		return nil, 0, c.transportError(valueCtx, op, readErr)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return body, 0, nil
 	}
 	e := statusError(op, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	if final := resp.Request.URL; !strings.EqualFold(final.Host, u.Host) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		e.Hint = fmt.Sprintf("the service redirected to %s, which does not get the token (a token belongs to one host); point base_url at the host that answers", clean(final.Host))
+	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		e.Message = "redirected too many times or to a location that was not followed"
 		return nil, -1, e
@@ -311,12 +350,14 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 	return body, nil
 }
 
+var errTooManyRedirects = errors.New("too many redirects")
+
 // checkRedirect follows at most maxRedirects, and strips the credentials
 // when a redirect leaves the original host or drops to plain http: a token
 // belongs to one host.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= maxRedirects {
-		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	if len(via) > maxRedirects { // via holds the first request too
+		return errTooManyRedirects
 	}
 	first := via[0].URL
 	if !strings.EqualFold(req.URL.Host, first.Host) || (first.Scheme == "https" && req.URL.Scheme != "https") {
@@ -374,16 +415,26 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-func transportError(op string, ctx context.Context, err error, timeout time.Duration) error {
+// transportError explains a failed request. valueCtx is the value's context,
+// whose end (the overall deadline) is told apart from the per-request
+// timeout.
+func (c *Client) transportError(valueCtx context.Context, op string, err error) error {
 	e := &APIError{Op: op, Kind: failure.Network, Err: err}
 	var netErr net.Error
 	switch {
+	case errors.Is(context.Cause(valueCtx), errDeadline):
+		e.Kind = failure.Timeout
+		e.Message = fmt.Sprintf("no answer within the %s deadline for one value, retries included", c.opt.Deadline)
+		e.Hint = "the service is slow or keeps failing; raise deadline or try again later"
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		e.Kind = failure.Timeout
-		e.Message = fmt.Sprintf("no complete answer within %s", timeout)
+		e.Message = fmt.Sprintf("no complete answer within %s", c.opt.Timeout)
 		e.Hint = "the service is slow or unreachable; raise --timeout or try again later"
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 		e.Message = "the connection closed before the response was complete"
+		if errors.Is(err, syscall.ECONNRESET) {
+			e.Message = clean(describeNetErr(err))
+		}
 		e.Hint = "try again; a proxy or the service may be failing"
 	default:
 		e.Message = clean(describeNetErr(err))
@@ -402,22 +453,36 @@ func describeNetErr(err error) string {
 	var oe *net.OpError
 	if errors.As(err, &oe) && oe.Err != nil {
 		msg := oe.Err.Error()
-		if oe.Addr != nil {
+		var se *os.SyscallError
+		if errors.As(oe.Err, &se) {
+			msg = se.Err.Error() // "read: " or "write: " says nothing more
+		}
+		switch {
+		case oe.Addr == nil:
+			return msg
+		case oe.Op == "dial":
 			return fmt.Sprintf("cannot connect to %s: %s", oe.Addr, msg)
 		}
-		return msg
+		// The connection was up: saying "cannot connect" would send the
+		// user after the wrong problem.
+		return fmt.Sprintf("the connection to %s broke: %s", oe.Addr, msg)
 	}
 	return err.Error()
 }
 
-func interrupted(op string, err, last error) error {
-	if errors.Is(err, context.Canceled) {
+// interrupted explains why a value stopped between tries: the user
+// interrupted, or its deadline passed (then the last answer says more than
+// the deadline does).
+func (c *Client) interrupted(ctx context.Context, op string, err, last error) error {
+	if errors.Is(err, context.Canceled) && !errors.Is(context.Cause(ctx), errDeadline) {
 		return &APIError{Op: op, Kind: failure.Interrupted, Message: "interrupted", Err: err}
 	}
 	if last != nil {
 		return last
 	}
-	return &APIError{Op: op, Kind: failure.Timeout, Message: "deadline passed", Err: err}
+	return &APIError{Op: op, Kind: failure.Timeout, Err: err,
+		Message: fmt.Sprintf("no answer within the %s deadline for one value", c.opt.Deadline),
+		Hint:    "the service asked to wait longer than that; try again later"}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -56,7 +56,11 @@ func statusError(op string, status int, contentType string, body []byte) *APIErr
 	switch {
 	case status == http.StatusBadRequest:
 		e.Kind = failure.BadRequest
-		e.Hint = "the service refused the request; check the value and --limit"
+		if op == OpEvents {
+			e.Hint = "the service refused the request"
+		} else {
+			e.Hint = "the service refused the request; check the value and --limit"
+		}
 	case status == http.StatusUnauthorized:
 		e.Kind = failure.Auth
 		if op == OpEvents {

@@ -4,6 +4,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -127,9 +128,9 @@ func (f *Factory) Client(forWhat ClientFor, concurrency int) (*api.Client, error
 		EventsBaseURL: get("events_base_url"),
 		CookieName:    get("events_cookie_name"),
 		UserAgent:     f.UserAgent,
-		Transport:     api.DefaultTransport(concurrency),
 	}
 	opts.Timeout, _ = time.ParseDuration(get("timeout"))
+	opts.Deadline, _ = time.ParseDuration(get("deadline"))
 	opts.Retries, _ = strconv.Atoi(get("retries"))
 	opts.MaxBody, _ = config.ParseSize(get("max_response_size"))
 	if f.DebugFlag != nil && *f.DebugFlag {
@@ -137,6 +138,24 @@ func (f *Factory) Client(forWhat ClientFor, concurrency int) (*api.Client, error
 	}
 	if err := api.CheckBaseURLs(opts, allowInsecure); err != nil {
 		return nil, err
+	}
+	insecureTLS, _ := strconv.ParseBool(get("insecure_skip_verify"))
+	// The header wait gets the same bound as the whole request: a service
+	// that has not even started answering within it is not going to.
+	transport, err := api.NewTransport(api.TransportOptions{
+		CACertFile:         get("ca_cert"),
+		InsecureSkipVerify: insecureTLS,
+		HeaderTimeout:      opts.Timeout,
+		Concurrency:        concurrency,
+	})
+	if err != nil {
+		return nil, err
+	}
+	opts.Transport = transport
+	if insecureTLS {
+		// Every run, not once: the setting may sit forgotten in a config
+		// file while tokens go to whoever answers.
+		fmt.Fprintln(f.IO.ErrOut, "tilookup: warning: insecure_skip_verify is set: TLS certificates are not checked, so anyone on the network path can read the token")
 	}
 	token, err := f.token(forWhat, opts)
 	if err != nil {

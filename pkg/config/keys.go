@@ -34,6 +34,9 @@ var Keys = []Key{
 	{Name: "allow_insecure_http", Env: "TILOOKUP_ALLOW_INSECURE_HTTP", Default: "false", Help: "allow sending the token over plain http to a non-loopback host", Values: []string{"true", "false"}},
 	{Name: "keyring_timeout", Env: "TILOOKUP_KEYRING_TIMEOUT", Default: "3s", Help: "how long to wait for the OS keyring (Go duration)", validate: validDuration},
 	{Name: "max_response_size", Env: "TILOOKUP_MAX_RESPONSE_SIZE", Default: "32MiB", Help: "largest response body accepted (bytes, or with KiB/MiB/GiB)", validate: validSize},
+	{Name: "deadline", Env: "TILOOKUP_DEADLINE", Default: "2m", Help: "longest time for one value, every retry and wait included (Go duration; never less than timeout)", validate: validDuration},
+	{Name: "ca_cert", Env: "TILOOKUP_CA_CERT", Help: "PEM file of extra CA certificates to trust (a private CA), besides the system's"},
+	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
 }
 
 // Lookup finds a key by name.

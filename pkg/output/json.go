@@ -115,7 +115,9 @@ func formatJSON(b *bytes.Buffer, doc []byte, indent, inArray bool) error {
 	if inArray {
 		prefix = "  "
 	}
-	return json.Indent(b, doc, prefix, "  ")
+	// json.Indent copies trailing whitespace as is: a body ending in CR
+	// would put a bare CR on the terminal.
+	return json.Indent(b, bytes.TrimRight(doc, " \t\r\n"), prefix, "  ")
 }
 
 // writeJSON writes JSON text, escaping what a terminal could interpret when

@@ -1,0 +1,512 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/sandbox"
+)
+
+// The fault matrix runs every fault the sandbox can inject against the real
+// binary: one `search VALUE`, one `events me`, and a bulk `search` of
+// bulkValues values of which bulkRate fault. For each it checks the exit
+// code, that stderr is one clean line (or empty on success), that the token
+// shows in no output, and in bulk that every value gets exactly one record,
+// in input order, with the right error kind.
+//
+// Expected results (exit code for search / events; kind of a faulted bulk
+// record, "-" when the fault does not fail the value):
+//
+//	fault                      search events  bulk kind
+//	400                        2      2       bad_request
+//	401                        4      4       auth
+//	403                        4      4       forbidden
+//	404                        5      5       not_found
+//	429, no Retry-After        6      6       rate_limited
+//	429, Retry-After seconds   6      6       rate_limited  (retried after the pause)
+//	429, Retry-After date      6      6       rate_limited  (retried after the pause)
+//	500                        6      6       server
+//	502 with an HTML page      6      6       server
+//	503                        6      6       server
+//	504                        6      6       server
+//	connection refused         6      6       network       (every value)
+//	reset mid-body             6      6       network
+//	truncated JSON             6      6       network
+//	malformed JSON             6      6       decode
+//	wrong content type         0      0       -             (a JSON body is read as JSON)
+//	empty body                 6      6       decode
+//	JSON array, not object     6      0       decode        (events renders any JSON)
+//	body 10x the size cap      6      6       decode
+//	headers after the timeout  6      6       timeout
+//	slow-drip body             6      6       timeout
+//	redirect loop              6      6       network
+//	redirect to another host   4      4       auth          (the token stays behind)
+//	escape sequences, bidi,    0      0       -             (sanitized in table output)
+//	invalid UTF-8
+const (
+	bulkValues = 1000
+	bulkRate   = 0.1
+	cveValue   = "CVE-2021-44228"
+)
+
+type faultCase struct {
+	name string
+	// spec is the sandbox fault; other is the URL of a second, unfaulted
+	// host, and path the endpoint the run calls.
+	spec   func(other, path string) string
+	search int
+	events int
+	kind   failure.Kind // kind of a faulted bulk record; "" = no error
+	args   []string     // extra flags for every run
+	// bulkArgs replace args in the bulk run.
+	bulkArgs []string
+	env      []string
+	// refused: no server at all, so every bulk value fails.
+	refused bool
+	// minSingle is how long a single run must at least take, proving a
+	// Retry-After was honoured.
+	minSingle time.Duration
+}
+
+func fixed(s string) func(string, string) string { return func(string, string) string { return s } }
+
+var retries0 = []string{"--retries", "0"}
+
+// pausedBulk: every 429 with Retry-After pauses all workers for a second
+// (the shared backoff), so at -c 8 a hundred of them serialise into minutes;
+// more requests in flight let the pauses overlap.
+var pausedBulk = []string{"--retries", "0", "-c", "100"}
+
+func faultCases() []faultCase {
+	return []faultCase{
+		{name: "400", spec: fixed("400"), search: 2, events: 2, kind: failure.BadRequest},
+		{name: "401", spec: fixed("401"), search: 4, events: 4, kind: failure.Auth},
+		{name: "403", spec: fixed("403"), search: 4, events: 4, kind: failure.Forbidden},
+		{name: "404", spec: fixed("404"), search: 5, events: 5, kind: failure.NotFound},
+		{name: "429", spec: fixed("429"), search: 6, events: 6, kind: failure.RateLimited, args: retries0},
+		{name: "429-retry-after-seconds", spec: fixed("429;retry-after=1"), search: 6, events: 6, kind: failure.RateLimited,
+			args: []string{"--retries", "1"}, minSingle: time.Second, bulkArgs: pausedBulk},
+		{name: "429-retry-after-date", spec: fixed("retry-after-date=1"), search: 6, events: 6, kind: failure.RateLimited,
+			args: []string{"--retries", "1"}, minSingle: time.Second, bulkArgs: pausedBulk},
+		{name: "500", spec: fixed("500"), search: 6, events: 6, kind: failure.Server},
+		{name: "502-html", spec: fixed("html"), search: 6, events: 6, kind: failure.Server, args: retries0},
+		{name: "503", spec: fixed("503"), search: 6, events: 6, kind: failure.Server, args: retries0},
+		{name: "504", spec: fixed("504"), search: 6, events: 6, kind: failure.Server, args: retries0},
+		{name: "connection-refused", search: 6, events: 6, kind: failure.Network, args: retries0, refused: true},
+		{name: "reset-mid-body", spec: fixed("reset=mid"), search: 6, events: 6, kind: failure.Network, args: retries0},
+		{name: "truncated-json", spec: fixed("truncate"), search: 6, events: 6, kind: failure.Network, args: retries0},
+		{name: "malformed-json", spec: fixed("malformed"), search: 6, events: 6, kind: failure.Decode},
+		{name: "wrong-content-type", spec: fixed("content-type=text/plain"), search: 0, events: 0},
+		{name: "empty-body", spec: fixed("empty"), search: 6, events: 6, kind: failure.Decode},
+		{name: "json-array", spec: fixed("array"), search: 6, events: 0, kind: failure.Decode},
+		{name: "body-10x-cap", spec: fixed("huge=1"), search: 6, events: 6, kind: failure.Decode,
+			env: []string{fmt.Sprintf("TILOOKUP_MAX_RESPONSE_SIZE=%d", (1<<20)/10)}},
+		{name: "slow-headers", spec: fixed("latency=3s"), search: 6, events: 6, kind: failure.Timeout,
+			args: []string{"--retries", "0", "--timeout", "300ms"}},
+		{name: "slow-drip", spec: fixed("slow-drip=50ms"), search: 6, events: 6, kind: failure.Timeout,
+			args: []string{"--retries", "0", "--timeout", "300ms"}},
+		{name: "redirect-loop", spec: fixed("redirect-loop"), search: 6, events: 6, kind: failure.Network},
+		{name: "redirect-other-host", spec: func(other, path string) string { return "redirect=" + other + path },
+			search: 4, events: 4, kind: failure.Auth},
+		{name: "escape-bidi-invalid-utf8", spec: fixed("escape"), search: 0, events: 0},
+	}
+}
+
+// tokenRecorder serves a second host (search and events of a sandbox that
+// knows the token) and remembers whether any request carried the token.
+type tokenRecorder struct {
+	token string
+	next  http.Handler
+	mu    sync.Mutex
+	hits  int
+	leaks []string
+}
+
+func (r *tokenRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.hits++
+	for name, vals := range req.Header {
+		if strings.Contains(strings.Join(vals, "\n"), r.token) {
+			r.leaks = append(r.leaks, name)
+		}
+	}
+	if strings.Contains(req.URL.String(), r.token) {
+		r.leaks = append(r.leaks, "URL")
+	}
+	r.mu.Unlock()
+	r.next.ServeHTTP(w, req)
+}
+
+func newSecondHost(t *testing.T, token string) (*httptest.Server, *tokenRecorder) {
+	mux := http.NewServeMux()
+	opts := sandbox.Options{Token: token}
+	mux.Handle("/api/ti/resources/search", sandbox.NewSearchHandler(opts))
+	mux.Handle("/api/events/me", sandbox.NewEventsHandler(opts))
+	rec := &tokenRecorder{token: token, next: mux}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	return srv, rec
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the go tool is needed to build tilookup for the fault matrix")
+		}
+		t.Skip("no go tool to build tilookup")
+	}
+	bin := filepath.Join(t.TempDir(), "tilookup")
+	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func randomToken(t *testing.T) string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "tok-" + hex.EncodeToString(b)
+}
+
+func closedPortURL(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+type runResult struct {
+	code           int
+	stdout, stderr []byte
+	took           time.Duration
+}
+
+func runBinary(t *testing.T, bin string, env []string, stdin []byte, args ...string) runResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	start := time.Now()
+	err := cmd.Run()
+	res := runResult{stdout: out.Bytes(), stderr: errOut.Bytes(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ctx.Err() == nil:
+		res.code = ee.ExitCode()
+	default:
+		t.Fatalf("%s: %v (stderr %q)", strings.Join(args, " "), err, errOut.String())
+	}
+	return res
+}
+
+// checkClean fails if out holds anything a terminal would act on, or a
+// panic, or the token.
+func checkClean(t *testing.T, what string, out []byte, token string) {
+	t.Helper()
+	s := string(out)
+	if !utf8.ValidString(s) {
+		t.Errorf("%s is not valid UTF-8: %q", what, s)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c == 0x7f {
+			t.Errorf("%s has control byte %#x at %d: %q", what, c, i, s)
+			break
+		}
+	}
+	for _, r := range s {
+		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f {
+			t.Errorf("%s has %U: %q", what, r, s)
+			break
+		}
+	}
+	checkNoLeak(t, what, out, token)
+}
+
+func checkNoLeak(t *testing.T, what string, out []byte, token string) {
+	t.Helper()
+	if bytes.Contains(out, []byte(token)) {
+		t.Errorf("%s holds the token", what)
+	}
+	for _, bad := range []string{"panic", "goroutine ", "runtime error"} {
+		if bytes.Contains(out, []byte(bad)) {
+			t.Errorf("%s holds %q: %q", what, bad, out)
+		}
+	}
+}
+
+// checkStderr: nothing on success, else exactly one "tilookup: " line.
+func checkStderr(t *testing.T, what string, res runResult, token string) {
+	t.Helper()
+	checkClean(t, what+" stderr", res.stderr, token)
+	if res.code == 0 {
+		if len(res.stderr) != 0 {
+			t.Errorf("%s succeeded but wrote to stderr: %q", what, res.stderr)
+		}
+		return
+	}
+	s := string(res.stderr)
+	if strings.Count(s, "\n") != 1 || !strings.HasSuffix(s, "\n") || !strings.HasPrefix(s, "tilookup: ") {
+		t.Errorf("%s: stderr is not one \"tilookup: \" line: %q", what, s)
+	}
+}
+
+func TestFaultMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the fault matrix runs the real binary ~70 times; CI runs it in its own step")
+	}
+	bin := buildBinary(t)
+
+	values := make([]string, bulkValues)
+	faulted := make([]bool, bulkValues)
+	nFaulted := 0
+	for i := range values {
+		values[i] = fmt.Sprintf("host-%04d.example.com", i)
+		if faulted[i] = sandbox.RateSelects(values[i], bulkRate); faulted[i] {
+			nFaulted++
+		}
+	}
+	if nFaulted < bulkValues/20 || nFaulted > bulkValues/5 {
+		t.Fatalf("%d of %d values fault at rate %v; pick other values", nFaulted, bulkValues, bulkRate)
+	}
+	stdin := []byte(strings.Join(values, "\n") + "\n")
+
+	for _, tc := range faultCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			token := randomToken(t)
+			other, rec := newSecondHost(t, token)
+
+			searchURL, eventsURL := closedPortURL(t), closedPortURL(t)
+			start := func(spec string) {
+				srv, err := sandbox.Start(sandbox.Options{Token: token, Faults: spec}, "", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { srv.Close() })
+				searchURL, eventsURL = srv.SearchURL, srv.EventsURL
+			}
+			home := t.TempDir()
+			env := func() []string {
+				return append([]string{
+					"PATH=" + os.Getenv("PATH"),
+					"HOME=" + home,
+					"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+					"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"),
+					"TILOOKUP_TOKEN=" + token,
+					"TILOOKUP_BASE_URL=" + searchURL,
+					"TILOOKUP_EVENTS_BASE_URL=" + eventsURL,
+					"NO_COLOR=1",
+				}, tc.env...)
+			}
+			args := func(a ...string) []string { return append(append([]string{}, a...), tc.args...) }
+
+			// (a) one value
+			if !tc.refused {
+				start(tc.spec(other.URL, "/api/ti/resources/search?q="+cveValue))
+			}
+			res := runBinary(t, bin, env(), nil, args("search", cveValue)...)
+			t.Logf("search: exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
+			if res.code != tc.search {
+				t.Errorf("search: exit %d, want %d (stderr %q)", res.code, tc.search, res.stderr)
+			}
+			checkStderr(t, "search", res, token)
+			checkClean(t, "search stdout", res.stdout, token)
+			if tc.search != 0 && len(res.stdout) != 0 {
+				t.Errorf("search failed but printed %q", res.stdout)
+			}
+			if tc.search == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
+				t.Errorf("search printed no result: %q", res.stdout)
+			}
+			if res.took < tc.minSingle {
+				t.Errorf("search took %s: Retry-After (%s) was not honoured", res.took, tc.minSingle)
+			}
+
+			// (b) events me
+			if !tc.refused {
+				start(tc.spec(other.URL, "/api/events/me"))
+			}
+			res = runBinary(t, bin, env(), nil, args("events", "me")...)
+			t.Logf("events me: exit %d: %s", res.code, bytes.TrimSpace(res.stderr))
+			if res.code != tc.events {
+				t.Errorf("events me: exit %d, want %d (stderr %q)", res.code, tc.events, res.stderr)
+			}
+			checkStderr(t, "events me", res, token)
+			checkClean(t, "events me stdout", res.stdout, token)
+			if tc.events != 0 && len(res.stdout) != 0 {
+				t.Errorf("events me failed but printed %q", res.stdout)
+			}
+
+			// (c) bulk, bulkRate of the values faulted
+			if !tc.refused {
+				spec := tc.spec(other.URL, "/api/ti/resources/search?q="+cveValue)
+				start(fmt.Sprintf("%s;rate=%v", spec, bulkRate))
+			}
+			bulk := args("search", "-o", "ndjson", "-c", "8")
+			if tc.bulkArgs != nil {
+				bulk = append([]string{"search", "-o", "ndjson", "-c", "8"}, tc.bulkArgs...)
+			}
+			res = runBinary(t, bin, env(), stdin, bulk...)
+			t.Logf("bulk: exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
+			checkFaultBulk(t, tc, res, token, values, faulted)
+
+			if tc.name == "escape-bidi-invalid-utf8" {
+				res = runBinary(t, bin, env(), stdin, args("search", "-c", "8")...)
+				if res.code != 0 {
+					t.Errorf("bulk table: exit %d (stderr %q)", res.code, res.stderr)
+				}
+				checkClean(t, "bulk table stdout", res.stdout, token)
+			}
+
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.leaks) > 0 {
+				t.Errorf("the token reached another host in %v", rec.leaks)
+			}
+			if tc.name == "redirect-other-host" && rec.hits == 0 {
+				t.Error("the redirect never reached the other host")
+			}
+		})
+	}
+}
+
+func checkFaultBulk(t *testing.T, tc faultCase, res runResult, token string, values []string, faulted []bool) {
+	t.Helper()
+	checkNoLeak(t, "bulk stdout", res.stdout, token)
+	checkClean(t, "bulk stderr", res.stderr, token)
+	lines := strings.Split(strings.TrimSuffix(string(res.stdout), "\n"), "\n")
+	if len(lines) != len(values) {
+		t.Fatalf("bulk: %d lines for %d values (exit %d, stderr %q)", len(lines), len(values), res.code, res.stderr)
+	}
+	want, failed := 0, 0
+	for i, line := range lines {
+		var r struct {
+			Query string `json:"query"`
+			Error *struct {
+				Kind    string `json:"kind"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("bulk line %d does not parse: %v: %q", i+1, err, line)
+		}
+		if r.Query != values[i] {
+			t.Fatalf("bulk line %d is for %q, want %q: out of order", i+1, r.Query, values[i])
+		}
+		fails := tc.kind != "" && (faulted[i] || tc.refused)
+		switch {
+		case fails && r.Error == nil:
+			t.Errorf("bulk line %d (%s): no error record, want kind %s", i+1, values[i], tc.kind)
+		case fails && r.Error.Kind != string(tc.kind):
+			t.Errorf("bulk line %d (%s): error kind %s (%s), want %s", i+1, values[i], r.Error.Kind, r.Error.Message, tc.kind)
+		case !fails && r.Error != nil:
+			t.Errorf("bulk line %d (%s): unexpected error %s: %s", i+1, values[i], r.Error.Kind, r.Error.Message)
+		}
+		if fails {
+			want = failure.Max(want, tc.search)
+			failed++
+		}
+	}
+	if res.code != want {
+		t.Errorf("bulk: exit %d, want %d", res.code, want)
+	}
+	s := string(res.stderr)
+	switch {
+	case failed == 0 && s != "":
+		t.Errorf("bulk without failures wrote to stderr: %q", s)
+	case failed > 0 && (strings.Count(s, "\n") != 1 || !strings.Contains(s, fmt.Sprintf("%d failed", failed))):
+		t.Errorf("bulk stderr is not the one summary line for %d failures: %q", failed, s)
+	}
+}
+
+// TestTLSSettings runs the binary against an https sandbox whose
+// certificate no system root knows: refused by default, trusted through
+// ca_cert, and accepted with insecure_skip_verify only with a warning.
+func TestTLSSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the real binary")
+	}
+	bin := buildBinary(t)
+	token := randomToken(t)
+	srv := httptest.NewTLSServer(sandbox.NewSearchHandler(sandbox.Options{Token: token}))
+	defer srv.Close()
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(caFile, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	junk := filepath.Join(dir, "junk.pem")
+	if err := os.WriteFile(junk, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(extra ...string) []string {
+		return append([]string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"),
+			"TILOOKUP_CONFIG=" + filepath.Join(dir, "none.yaml"), "TILOOKUP_TOKEN=" + token,
+			"TILOOKUP_BASE_URL=" + srv.URL, "NO_COLOR=1",
+		}, extra...)
+	}
+	for _, tc := range []struct {
+		name   string
+		env    []string
+		code   int
+		stderr string
+	}{
+		{"system roots only", nil, 6, "certificate"},
+		{"ca_cert", []string{"TILOOKUP_CA_CERT=" + caFile}, 0, ""},
+		{"ca_cert missing", []string{"TILOOKUP_CA_CERT=" + filepath.Join(dir, "nope.pem")}, 3, "ca_cert"},
+		{"ca_cert not PEM", []string{"TILOOKUP_CA_CERT=" + junk}, 3, "ca_cert"},
+		{"insecure_skip_verify", []string{"TILOOKUP_INSECURE_SKIP_VERIFY=true"}, 0, "warning: insecure_skip_verify"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runBinary(t, bin, env(tc.env...), nil, "search", "--retries", "0", cveValue)
+			if res.code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", res.code, tc.code, res.stderr)
+			}
+			checkClean(t, "stderr", res.stderr, token)
+			if tc.stderr == "" && len(res.stderr) != 0 || strings.Count(string(res.stderr), "\n") > 1 {
+				t.Errorf("stderr %q, want at most one line", res.stderr)
+			}
+			if !strings.Contains(string(res.stderr), tc.stderr) {
+				t.Errorf("stderr %q does not say %q", res.stderr, tc.stderr)
+			}
+			if tc.code == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
+				t.Errorf("no result printed: %q", res.stdout)
+			}
+		})
+	}
+}
