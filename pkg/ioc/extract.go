@@ -9,9 +9,9 @@ package ioc
 // one look at their bytes. No regular expressions are involved.
 
 import (
-	"bufio"
 	"bytes"
-	"io"
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,7 +26,8 @@ type Indicator struct {
 // de-duplicated, in order of first appearance. See RULES.md for what counts.
 func Extract(text []byte) []Indicator {
 	var out []Indicator
-	e := newExtractor(nil, func(in Indicator) error {
+	e := newExtractor(nil)
+	m := newMerger(func(in Indicator) error {
 		out = append(out, in)
 		return nil
 	})
@@ -38,78 +39,72 @@ func Extract(text []byte) []Indicator {
 			text = nil
 		}
 		e.processLine(line)
+		m.merge(e)
 	}
 	return out
 }
 
-// maxLine is where ExtractReader cuts a line that has no end in sight (a
-// minified page, a binary), so that memory stays bounded; it cuts at the
-// last white space before it when there is one.
-const maxLine = 1 << 20
-
-// ExtractReader reads r (a report of any size) and calls fn for each new
-// indicator, in order, de-duplicated across the whole input, with memory
-// bounded by the line length (at most maxLine) plus the set of values
-// already seen. types filters what is reported (nil or empty = all); the
-// filter applies after classification, so an email address is still not
-// reported as a domain when only domains are asked for. An error from fn
-// stops the reading and is returned as is.
-func ExtractReader(r io.Reader, types []Type, fn func(Indicator) error) error {
-	e := newExtractor(types, fn)
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, chunk...)
-			if len(long) >= maxLine {
-				cut := bytes.LastIndexAny(long, " \t")
-				if cut < len(long)/2 {
-					cut = len(long)
-				}
-				if e.processLine(long[:cut]) != nil {
-					return e.err
-				}
-				long = append(long[:0], long[cut:]...)
-			}
-			continue
-		}
-		if len(long) > 0 {
-			long = append(long, chunk...)
-			chunk = long
-		}
-		if len(chunk) > 0 && e.processLine(chunk) != nil {
-			return e.err
-		}
-		long = long[:0]
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
+// extractor finds the candidates in one line at a time and keeps them, in
+// order and repeats included, for a merger to de-duplicate and report:
+// several extractors may then work on different parts of a report at once.
 type extractor struct {
 	want  uint16 // bit per type; 0 = all
-	fn    func(Indicator) error
-	err   error
-	seen  map[string]struct{} // normalized values reported
-	marks []int               // offsets in l where refang rewrote something
-	l     []byte              // the refanged line
-	key   []byte
+	marks []int  // offsets in l where refang rewrote something
+	l     []byte // the refanged line
+
+	found []candidate // what the lines processed since the last merge hold
+	vals  []byte      // their normalized values, back to back
+
+	scratch [2][]byte // refangLine's buffers
+	long    []byte    // cutLong's buffer
 }
 
-func newExtractor(types []Type, fn func(Indicator) error) *extractor {
-	e := &extractor{
-		fn:   fn,
-		seen: make(map[string]struct{}),
-	}
+// candidate is an indicator found and normalized, not yet de-duplicated;
+// its value ends at end in the extractor's vals.
+type candidate struct {
+	typ Type
+	end int
+}
+
+func newExtractor(types []Type) *extractor {
+	e := &extractor{}
 	for _, t := range types {
 		e.want |= typeBit(t)
 	}
 	return e
+}
+
+// merger reports candidates it has not seen before, in the order it is
+// given them.
+type merger struct {
+	fn   func(Indicator) error
+	err  error
+	seen map[string]struct{} // normalized values reported
+}
+
+func newMerger(fn func(Indicator) error) *merger {
+	return &merger{fn: fn, seen: make(map[string]struct{})}
+}
+
+// merge reports e's new candidates and empties its lists. The look-up by
+// the bytes does not allocate: only a value reported for the first time
+// becomes a string.
+func (m *merger) merge(e *extractor) {
+	start := 0
+	for _, c := range e.found {
+		key := e.vals[start:c.end]
+		start = c.end
+		if m.err != nil {
+			break
+		}
+		if _, dup := m.seen[string(key)]; dup {
+			continue
+		}
+		v := string(key)
+		m.seen[v] = struct{}{}
+		m.err = m.fn(Indicator{Value: v, Type: c.typ})
+	}
+	e.found, e.vals = e.found[:0], e.vals[:0]
 }
 
 func typeBit(t Type) uint16 {
@@ -151,40 +146,35 @@ var anchor = func() (a [256]bool) {
 	return a
 }()
 
-func (e *extractor) processLine(raw []byte) error {
+func (e *extractor) processLine(raw []byte) {
 	e.l = raw
 	e.marks = e.marks[:0]
 	refanged := false
 	l := raw
 	n := len(l)
 	done := 0 // l[:done] is dealt with
-	for i := 0; i < n && e.err == nil; {
-		for i+4 <= n && !(anchor[l[i]] || anchor[l[i+1]] || anchor[l[i+2]] || anchor[l[i+3]]) {
-			i += 4
-		}
-		for i < n && !anchor[l[i]] {
-			i++
-		}
-		if i >= n {
+	for i := 0; i < n; {
+		if i = nextAnchor(l, i); i >= n {
 			break
 		}
 		if !refanged && e.defangAt(i) {
 			// Start the line over, refanged; what was found before the
 			// defang is found again and dropped as a repeat.
-			e.l = refangLine(raw, &e.marks)
+			e.l = refangLine(raw, &e.marks, &e.scratch)
 			l, n, refanged = e.l, len(e.l), true
 			i, done = 0, 0
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
 			s, t := e.tokenAround(i, done)
-			if !refanged && e.defangIn(s, t) {
-				e.l = refangLine(raw, &e.marks)
+			defanged, worth := e.look(s, t, !refanged)
+			if defanged {
+				e.l = refangLine(raw, &e.marks, &e.scratch)
 				l, n, refanged = e.l, len(e.l), true
 				i, done = 0, 0
 				continue
 			}
-			if e.worthALook(s, t) {
+			if worth {
 				e.token(s, t)
 			}
 			if t > i {
@@ -194,17 +184,6 @@ func (e *extractor) processLine(raw []byte) error {
 		i++
 		done = i
 	}
-	return e.err
-}
-
-// defangIn tells whether the token l[s:t] holds a defang.
-func (e *extractor) defangIn(s, t int) bool {
-	for j := s; j < t; j++ {
-		if c := e.l[j]; (class[c]&cTrigger != 0 || c == '.') && e.defangAt(j) {
-			return true
-		}
-	}
-	return false
 }
 
 // defangAt tells whether l[i] starts something refang would rewrite; it
@@ -284,28 +263,69 @@ func (e *extractor) tokenAround(i, from int) (int, int) {
 	return s, t
 }
 
-// worthALook dismisses most tokens that reach it: no indicator lacks one
-// of . : @ / inside it, except hashes (32 characters or more) and CVE IDs
-// (13 or more, with digits); a word that merely ends a sentence ("in 2024.")
+// look reads the token l[s:t] once for two questions. Does it hold a
+// defang (asked only before the line is refanged)? Is it worth a closer
+// look? Most tokens that reach it are not: no indicator lacks one of
+// . : @ / inside it, except hashes (32 characters or more) and CVE IDs (13
+// or more, with digits); a word that merely ends a sentence ("in 2024.")
 // is no candidate either.
-func (e *extractor) worthALook(s, t int) bool {
-	if t-s >= 32 {
-		return true
-	}
+func (e *extractor) look(s, t int, askDefang bool) (defanged, worth bool) {
+	l := e.l
 	var seen uint8
 	puncts, last := 0, 0
 	for j := s; j < t; j++ {
-		k := class[e.l[j]]
+		c := l[j]
+		k := class[c]
 		if k&cPunct != 0 {
 			puncts++
 			last = j
 		}
 		seen |= k
+		// A dot only starts a defang after a space (" . "), and inside a
+		// token it has none before it.
+		if askDefang && (k&cTrigger != 0 || c == '.' && j > 0 && l[j-1] == ' ') && e.defangAt(j) {
+			return true, false
+		}
+	}
+	if t-s >= 32 {
+		return false, true
 	}
 	if seen&cPunct != 0 && !(puncts == 1 && last == t-1) {
-		return true
+		return false, true
 	}
-	return t-s >= 13 && seen&cDigit != 0
+	return false, t-s >= 13 && seen&cDigit != 0
+}
+
+// nextAnchor returns the index of the first anchor byte in l at or after
+// i, or len(l). It looks at eight bytes at a time for bytes in a superset
+// of the anchors, ( to @, [ to ], { to } and non-ASCII, which letters and
+// spaces, the bulk of prose, are not in; a byte so found is then checked
+// against the table.
+func nextAnchor(l []byte, i int) int {
+	const ones = 0x0101010101010101
+	const high = 0x8080808080808080
+	for i+8 <= len(l) {
+		x := binary.LittleEndian.Uint64(l[i:])
+		// With every high bit set, subtracting c from a byte borrows from
+		// nothing, and leaves its high bit set exactly when the byte's low
+		// seven bits are c or more.
+		h := x | high
+		m := (h-0x28*ones)&^(h-0x41*ones) | (h-0x5b*ones)&^(h-0x5e*ones) | (h-0x7b*ones)&^(h-0x7e*ones) | x
+		m &= high
+		if m == 0 {
+			i += 8
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)>>3
+		if anchor[l[j]] {
+			return j
+		}
+		i = j + 1
+	}
+	for i < len(l) && !anchor[l[i]] {
+		i++
+	}
+	return i
 }
 
 var schemeSep = []byte("://")
@@ -706,56 +726,51 @@ func (e *extractor) hashOrCVE(a, b int) {
 	}
 }
 
-// emit reports l[a:b] as an indicator of type t unless it was seen before.
-// The common types are normalized into a scratch buffer first, so that a
-// repeat costs a map look-up and no allocation.
+// emit records l[a:b] as a candidate of type t. The common types are
+// normalized in place in vals; the others take the general path, which
+// allocates.
 func (e *extractor) emit(a, b int, t Type) {
-	if e.err != nil || (e.want != 0 && e.want&typeBit(t) == 0) {
+	if e.want != 0 && e.want&typeBit(t) == 0 {
 		return
 	}
 	raw := e.l[a:b]
-	key, ok := e.normalizeInto(raw, t)
-	if ok {
-		if _, dup := e.seen[string(key)]; dup {
-			return
-		}
-	}
-	v := string(key)
-	if !ok {
-		v = Normalize(string(raw), t)
+	start := len(e.vals)
+	e.vals = append(e.vals, raw...)
+	if !normalizeASCII(e.vals[start:], t) {
+		v := Normalize(string(raw), t)
 		if t == URL && strings.Contains(v, "&amp;") {
 			v = strings.ReplaceAll(v, "&amp;", "&") // copied out of HTML
 		}
-		if _, dup := e.seen[v]; dup {
-			return
-		}
+		e.vals = append(e.vals[:start], v...)
 	}
-	e.seen[v] = struct{}{}
-	e.err = e.fn(Indicator{Value: v, Type: t})
+	e.found = append(e.found, candidate{typ: t, end: len(e.vals)})
 }
 
-// normalizeInto is Normalize for the ASCII cases that need no parsing:
-// hashes, CVE IDs, IPv4, ASCII domains and emails. ok is false for the
-// others, which take the general path.
-func (e *extractor) normalizeInto(raw []byte, t Type) ([]byte, bool) {
-	k := append(e.key[:0], raw...)
-	e.key = k
+// normalizeASCII is Normalize, in place, for the ASCII cases that need no
+// parsing: hashes, CVE IDs, IPv4, ASCII domains and emails. It reports
+// false for the others, which take the general path (k may then be
+// partly rewritten).
+func normalizeASCII(k []byte, t Type) bool {
 	switch t {
 	case IPv4:
-		return k, true
+		return true
 	case MD5, SHA1, SHA256, SHA512, Domain, Email:
+		at := -1
+		if t == Email {
+			at = bytes.IndexByte(k, '@')
+		}
 		for i, c := range k {
 			if c >= utf8.RuneSelf {
-				return nil, false
+				return false
 			}
-			if t != Email || i > bytes.IndexByte(k, '@') {
+			if i > at {
 				k[i] = lower(c)
 			}
 		}
-		return k, true
+		return true
 	case CVE:
 		k[0], k[1], k[2] = 'C', 'V', 'E'
-		return k, true
+		return true
 	}
-	return nil, false
+	return false
 }

@@ -51,24 +51,30 @@ func Refang(s string) string {
 // where something was rewritten, so that the extractor can tell a defanged
 // name from a file name. Offsets are exact for the first round; nested
 // defangs that need more rounds are rare enough for approximate marks.
-func refangLine(line []byte, marks *[]int) []byte {
+// The passes write into the two scratch buffers in turn, so that a report
+// with a defang on every line does not allocate per line; the result lives
+// in one of them until the next call.
+func refangLine(line []byte, marks *[]int, scratch *[2][]byte) []byte {
 	*marks = (*marks)[:0]
-	if !mayBeDefanged(line) {
-		return line
-	}
-	cur := line
+	// No mayBeDefanged look first: the extractor only calls this after it
+	// saw a defang, and the passes change nothing on a line without one.
+	cur, in := line, -1 // in: the scratch buffer cur lives in, -1 for line
 	for round := range maxRefangRounds {
 		m := marks
 		if round > 0 {
 			m = nil
 		}
-		a, changedA := separatorPass(cur, nil, m)
+		out := 1 - max(in, 0)
+		a, changedA := separatorPass(cur, scratch[out][:0], m)
+		scratch[out] = a[:0]
 		if changedA {
-			cur = a
+			cur, in = a, out
+			out = 1 - out
 		}
-		b, changedB := schemePass(cur, nil, m)
+		b, changedB := schemePass(cur, scratch[out][:0], m)
+		scratch[out] = b[:0]
 		if changedB {
-			cur = b
+			cur, in = b, out
 		}
 		if !changedA && !changedB {
 			break
@@ -143,9 +149,24 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 	w := writer[T]{src: s, dst: dst, marks: marks}
 	n := len(s)
 	for i := 0; i < n; i++ {
+		// Spaces are everywhere in prose, so " . " is looked for from its
+		// dot: the space before it is looked at here unless an earlier
+		// rewrite consumed it (i is then past it).
+		from := i
+		for i < n && !sepStart[s[i]] {
+			i++
+		}
+		if i >= n {
+			break
+		}
 		c := s[i]
-		if class[c]&cTrigger == 0 && c != ' ' {
-			continue
+		if c == '.' {
+			if i-1 >= from && s[i-1] == ' ' {
+				i--
+				c = ' '
+			} else {
+				continue
+			}
 		}
 		switch c {
 		case '[', '(', '{':
@@ -182,6 +203,15 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 	}
 	return w.finish()
 }
+
+// sepStart marks the bytes the separator pass stops at: the defang
+// triggers, and '.' for " . ".
+var sepStart = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = class[c]&cTrigger != 0 || c == '.'
+	}
+	return t
+}()
 
 func isWideStop(a, b, c byte) bool {
 	return (a == 0xe3 && b == 0x80 && c == 0x82) || // U+3002 ideographic full stop
@@ -311,8 +341,13 @@ func schemePass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bool)
 	w := writer[T]{src: s, dst: dst, marks: marks}
 	n := len(s)
 	for i := 0; i < n; i++ {
-		if s[i] != ':' || i+2 >= n {
-			continue
+		k := indexByte(s[i:], ':')
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+2 >= n {
+			break
 		}
 		a, b := s[i+1], s[i+2]
 		slashes := a == '/' && b == '/'

@@ -1,0 +1,339 @@
+package ioc
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// maxLine is where ExtractReader cuts a line that has no end in sight (a
+// minified page, a binary), so that memory stays bounded; it cuts at the
+// last white space before it when there is one.
+const maxLine = 1 << 20
+
+// cutChunk is the step in which a long line is taken in before it is cut.
+// Where the cuts fall depends on it: ExtractReader used to read through a
+// 64 KiB bufio.Reader, and reports must not change with the way they are
+// read, so the cuts are still made as that reader made them.
+const cutChunk = 64 << 10
+
+// blockSize is how much ExtractReader reads at a time: large enough that
+// handing a block to a worker costs nothing next to processing it, small
+// enough to keep every core busy on a report of a few MB.
+const blockSize = 256 << 10
+
+// holdMax is the longest unfinished line ExtractReader keeps whole; past it
+// the line is cut as it comes in.
+const holdMax = maxLine + blockSize
+
+// ExtractReader reads r (a report of any size) and calls fn for each new
+// indicator, in order, de-duplicated across the whole input, with memory
+// bounded by a fixed number of blocks (blockSize each, up to holdMax for a
+// block that holds a long line) plus the set of values already seen. types filters what is reported (nil or empty = all); the
+// filter applies after classification, so an email address is still not
+// reported as a domain when only domains are asked for. An error from fn
+// stops the reading and is returned as is. fn is called on the caller's
+// goroutine; the text is read and searched on others, a block at a time,
+// when more than one CPU is available.
+func ExtractReader(r io.Reader, types []Type, fn func(Indicator) error) error {
+	m := newMerger(fn)
+	src := &source{r: r}
+	workers := runtime.GOMAXPROCS(0)
+	if workers == 1 {
+		e := newExtractor(types)
+		b := new(block)
+		src.run(func() *block { return b }, func(b *block) bool {
+			e.processBlock(b)
+			m.merge(e)
+			return m.err == nil
+		})
+		if m.err != nil {
+			return m.err
+		}
+		return src.err
+	}
+	return extractParallel(src, types, workers, m)
+}
+
+// extractParallel runs the reader on one goroutine and workers on others;
+// the caller's goroutine merges the blocks in the order they were read. A
+// fixed number of blocks circulates, which bounds memory and lets the
+// reader run ahead of the merge only so far.
+func extractParallel(src *source, types []Type, workers int, m *merger) error {
+	n := 2*workers + 2
+	free := make(chan *block, n)
+	work := make(chan *block, n)
+	order := make(chan *block, n)
+	quit := make(chan struct{})
+	for range n {
+		free <- &block{done: make(chan struct{}, 1)}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := newExtractor(types)
+			for b := range work {
+				e.processBlock(b)
+				b.found, e.found = e.found, b.found[:0]
+				b.vals, e.vals = e.vals, b.vals[:0]
+				b.done <- struct{}{}
+			}
+		}()
+	}
+	go func() {
+		defer close(order)
+		defer close(work)
+		src.run(func() *block {
+			select {
+			case b := <-free:
+				return b
+			case <-quit:
+				return nil
+			}
+		}, func(b *block) bool {
+			work <- b
+			order <- b
+			return true
+		})
+	}()
+	stopped := false
+	var e extractor // carries a block's candidates into the merger
+	for b := range order {
+		<-b.done
+		if !stopped {
+			e.found, e.vals = b.found, b.vals
+			m.merge(&e)
+			if m.err != nil {
+				stopped = true
+				close(quit)
+			}
+		}
+		free <- b
+	}
+	wg.Wait()
+	if m.err != nil {
+		return m.err
+	}
+	return src.err
+}
+
+// block is a piece of the input and, once processed, what it holds.
+type block struct {
+	buf []byte // whole lines; or, if piece, one piece of a cut line
+	// piece: buf is a part of a line cut because it was too long, to be
+	// processed as it is.
+	piece bool
+
+	found []candidate
+	vals  []byte
+	done  chan struct{} // signalled when found and vals are filled in
+}
+
+func (e *extractor) processBlock(b *block) {
+	if b.piece {
+		e.processLine(b.buf)
+		return
+	}
+	text := b.buf
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i+1], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(line) >= maxLine {
+			e.long = cutLong(line, e.long, e.processLine)
+			continue
+		}
+		e.processLine(line)
+	}
+}
+
+// cutLong processes a complete line (its '\n' included, if it has one)
+// that may be too long to take whole, in the pieces the reader cuts it
+// into; long is a buffer to reuse, returned for the next call.
+func cutLong(line, long []byte, process func([]byte)) []byte {
+	c := cutter{long: long[:0]}
+	c.finish(line, process)
+	return c.long[:0]
+}
+
+// cutter cuts a long line the way ExtractReader always has: it takes the
+// line in cutChunk bytes at a time and, once it holds maxLine bytes or
+// more, hands out what it holds up to the last space or tab (or all of it,
+// when that space is in the first half), keeping the rest.
+type cutter struct {
+	long []byte
+}
+
+// add takes in a chunk of cutChunk bytes that does not end the line.
+func (c *cutter) add(chunk []byte, process func([]byte)) {
+	c.long = append(c.long, chunk...)
+	if len(c.long) < maxLine {
+		return
+	}
+	cut := bytes.LastIndexAny(c.long, " \t")
+	if cut < len(c.long)/2 {
+		cut = len(c.long)
+	}
+	process(c.long[:cut])
+	c.long = append(c.long[:0], c.long[cut:]...)
+}
+
+// finish takes in the rest of the line, its '\n' included if it has one.
+func (c *cutter) finish(rest []byte, process func([]byte)) {
+	// The old reader took a full chunk without a '\n' as one that does
+	// not end the line, even at the end of the input.
+	for len(rest) > cutChunk || len(rest) == cutChunk && rest[cutChunk-1] != '\n' {
+		c.add(rest[:cutChunk], process)
+		rest = rest[cutChunk:]
+	}
+	c.long = append(c.long, rest...)
+	if len(c.long) > 0 {
+		process(c.long)
+	}
+	c.long = c.long[:0]
+}
+
+// source cuts the input into blocks of whole lines.
+type source struct {
+	r     io.Reader
+	carry []byte // the start of a line read with the previous block
+	done  bool   // r has reported EOF or an error
+	err   error  // that error, unless EOF
+
+	// A line longer than holdMax is cut as it comes in: pend holds what
+	// has not gone into the cutter yet.
+	cutting bool
+	pend    []byte
+	cut     cutter
+}
+
+// run reads the input to its end, filling blocks from get and handing
+// them to put, in order. It stops early when get returns nil or put
+// returns false.
+func (s *source) run(get func() *block, put func(*block) bool) {
+	for {
+		if s.cutting {
+			if !s.cutLine(get, put) {
+				return
+			}
+			continue
+		}
+		if s.done && len(s.carry) == 0 {
+			return
+		}
+		b := get()
+		if b == nil {
+			return
+		}
+		b.piece = false
+		b.buf = append(b.buf[:0], s.carry...)
+		s.carry = s.carry[:0]
+		if !s.fill(b) {
+			// A line too long to hold: b holds its start, and goes out
+			// empty, so that every block taken is handed on.
+			s.cutting = true
+			s.pend = append(s.pend[:0], b.buf...)
+			b.buf = b.buf[:0]
+		}
+		if !put(b) {
+			return
+		}
+	}
+}
+
+// fill reads into b until it holds blockSize bytes more than it started
+// with, the input ends, or a read comes back short (a pipe or a terminal
+// has nothing more for now: what is there is processed at once), and then
+// leaves the unfinished last line in carry. It returns false, with nothing
+// left in carry, when b holds a single unfinished line of holdMax bytes or
+// more.
+func (s *source) fill(b *block) bool {
+	target := len(b.buf) + blockSize
+	for {
+		for !s.done && len(b.buf) < target {
+			if cap(b.buf)-len(b.buf) < 4096 {
+				b.buf = slices.Grow(b.buf, target-len(b.buf))
+			}
+			want := min(cap(b.buf), target) - len(b.buf)
+			n, err := s.r.Read(b.buf[len(b.buf) : len(b.buf)+want])
+			b.buf = b.buf[:len(b.buf)+n]
+			if err != nil {
+				s.done = true
+				if err != io.EOF {
+					s.err = err
+				}
+			}
+			if n < want && n > 0 && bytes.IndexByte(b.buf[len(b.buf)-n:], '\n') >= 0 {
+				break
+			}
+		}
+		if s.done {
+			return true
+		}
+		if i := bytes.LastIndexByte(b.buf, '\n'); i >= 0 {
+			s.carry = append(s.carry[:0], b.buf[i+1:]...)
+			b.buf = b.buf[:i+1]
+			return true
+		}
+		if len(b.buf) >= holdMax {
+			return false
+		}
+		target = len(b.buf) + blockSize
+	}
+}
+
+// cutLine goes on with a line too long to hold, handing out each piece
+// cut from it as a block of its own, until the line ends; what follows
+// it goes to carry.
+func (s *source) cutLine(get func() *block, put func(*block) bool) bool {
+	ok := true
+	process := func(p []byte) {
+		if !ok {
+			return
+		}
+		b := get()
+		if b == nil {
+			ok = false
+			return
+		}
+		b.piece = true
+		b.buf = append(b.buf[:0], p...)
+		ok = put(b)
+	}
+	for ok {
+		if i := bytes.IndexByte(s.pend, '\n'); i >= 0 || s.done {
+			end := len(s.pend)
+			if i >= 0 {
+				end = i + 1
+			}
+			s.cut.finish(s.pend[:end], process)
+			s.carry = append(s.carry[:0], s.pend[end:]...)
+			s.pend = s.pend[:0]
+			s.cutting = false
+			return ok
+		}
+		k := 0
+		for len(s.pend)-k > cutChunk && ok {
+			s.cut.add(s.pend[k:k+cutChunk], process)
+			k += cutChunk
+		}
+		s.pend = append(s.pend[:0], s.pend[k:]...)
+		s.pend = slices.Grow(s.pend, blockSize)
+		n, err := s.r.Read(s.pend[len(s.pend):cap(s.pend)])
+		s.pend = s.pend[:len(s.pend)+n]
+		if err != nil {
+			s.done = true
+			if err != io.EOF {
+				s.err = err
+			}
+		}
+	}
+	return ok
+}

@@ -1,0 +1,102 @@
+package ioc
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// readLinesByBufio is how ExtractReader used to read: a line at a time
+// through a 64 KiB bufio.Reader, cutting a line once it held maxLine bytes.
+// Where the cuts fall decides what is found around them, so the block
+// reader must cut the same way.
+func readLinesByBufio(t *testing.T, r io.Reader) []Indicator {
+	var out []Indicator
+	e := newExtractor(nil)
+	m := newMerger(func(in Indicator) error { out = append(out, in); return nil })
+	process := func(l []byte) { e.processLine(l); m.merge(e) }
+	br := bufio.NewReaderSize(r, cutChunk)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			if len(long) >= maxLine {
+				cut := bytes.LastIndexAny(long, " \t")
+				if cut < len(long)/2 {
+					cut = len(long)
+				}
+				process(long[:cut])
+				long = append(long[:0], long[cut:]...)
+			}
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			chunk = long
+		}
+		if len(chunk) > 0 {
+			process(chunk)
+		}
+		long = long[:0]
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestExtractReaderLongLines(t *testing.T) {
+	words := strings.Repeat("198.51.100.7 evil.example.com word ", 3000)
+	inputs := map[string]string{
+		"just under":        strings.Repeat("x", maxLine-20) + " 192.0.2.1\nnext 192.0.2.2\n",
+		"exactly maxLine":   strings.Repeat("y", maxLine-1) + "\n" + strings.Repeat("z", maxLine),
+		"cut at spaces":     strings.Repeat("q 1.2.3.4 ", 250000) + "\nafter 192.0.2.3",
+		"no space to cut":   strings.Repeat("a.example.com", 300000),
+		"chunk multiple":    strings.Repeat("e", 16*cutChunk-1) + " 9.9.9.9 " + strings.Repeat("f", 17*cutChunk),
+		"several long":      strings.Repeat(words+"\n", 3) + strings.Repeat(words, 20) + "\n" + words,
+		"cut inside values": distinctAddrs(200000, ","),
+		"cut between words": distinctAddrs(200000, ", "),
+		"version cut off":   versions(maxLine-10, 32*cutChunk),
+	}
+	for name, in := range inputs {
+		want := readLinesByBufio(t, strings.NewReader(in))
+		for _, r := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in)), iotest.DataErrReader(strings.NewReader(in))} {
+			var got []Indicator
+			if err := ExtractReader(r, nil, func(i Indicator) error { got = append(got, i); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: got %d indicators, want %d, not the same", name, len(got), len(want))
+			}
+		}
+	}
+}
+
+// distinctAddrs is a line of n different addresses, so that a value cut in
+// two shows in what is found.
+func distinctAddrs(n int, sep string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "10.%d.%d.%d%s", i>>16, i>>8&255, i&255, sep)
+	}
+	return b.String()
+}
+
+// versions is n bytes without a line end, x's up to at least cut, then
+// "version 10.x.y.z" up to the end: a cut between a version word and its
+// number makes the number an address, so where the reader cuts shows.
+func versions(cut, n int) string {
+	var tail strings.Builder
+	for i := 0; tail.Len() < n-cut-40; i++ {
+		fmt.Fprintf(&tail, " version 10.%d.%d.%d", i>>16, i>>8&255, i&255)
+	}
+	return strings.Repeat("x", n-tail.Len()) + tail.String()
+}
