@@ -164,6 +164,26 @@ func (c *Client) EventsURL() *url.URL { return c.events }
 
 // Search asks for one exact value. limit <= 0 sends no limit.
 func (c *Client) Search(ctx context.Context, q string, limit int) (*SearchResponse, error) {
+	body, err := c.search(ctx, q, limit)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeSearch(body)
+}
+
+// SearchRaw is Search for callers that print the server's JSON as it came
+// (json, ndjson, --jq): the body is checked to be a JSON object and its
+// results counted, but not decoded into fields, which bulk runs would pay
+// for on every value.
+func (c *Client) SearchRaw(ctx context.Context, q string, limit int) (*SearchResponse, error) {
+	body, err := c.search(ctx, q, limit)
+	if err != nil {
+		return nil, err
+	}
+	return decodeSearch(body, true)
+}
+
+func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error) {
 	params := url.Values{"q": {q}}
 	if limit > 0 {
 		params.Set("limit", strconv.Itoa(limit))
@@ -173,16 +193,20 @@ func (c *Client) Search(ctx context.Context, q string, limit int) (*SearchRespon
 	u.RawQuery = params.Encode()
 	ctx, cancel := c.withDeadline(ctx)
 	defer cancel()
-	body, err := c.get(ctx, OpSearch, &u, c.opt.Token, "")
-	if err != nil {
-		return nil, err
-	}
-	return DecodeSearch(body)
+	return c.get(ctx, OpSearch, &u, c.opt.Token, "")
 }
 
 // DecodeSearch reads a search response tolerantly: any field may be missing,
 // null or of an unexpected type; only a body that is not a JSON object fails.
-func DecodeSearch(body []byte) (*SearchResponse, error) {
+func DecodeSearch(body []byte) (*SearchResponse, error) { return decodeSearch(body, false) }
+
+// countOnly is what SearchRaw decodes: results as empty structs, so that
+// the scanner checks the whole body but allocates nothing per field.
+type countOnly struct {
+	Results []struct{} `json:"results"`
+}
+
+func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 	trimmed := strings.TrimSpace(string(body[:min(len(body), 64)]))
 	if trimmed == "" {
 		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode, Message: "the service answered with an empty body"}
@@ -192,7 +216,12 @@ func DecodeSearch(body []byte) (*SearchResponse, error) {
 			Message: "the response is not a JSON object: " + clean(string(body[:min(len(body), 80)]))}
 	}
 	var r SearchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	var target any = &r
+	var head countOnly
+	if light {
+		target = &head
+	}
+	if err := json.Unmarshal(body, target); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if !errors.As(err, &typeErr) {
 			return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
@@ -202,6 +231,10 @@ func DecodeSearch(body []byte) (*SearchResponse, error) {
 		// shows no guarantees of shape; JSON output still passes raw bytes.
 	}
 	r.Raw = body
+	r.count = len(r.Results)
+	if light {
+		r.count = len(head.Results)
+	}
 	return &r, nil
 }
 
@@ -271,10 +304,12 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 func (c *Client) try(valueCtx context.Context, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(valueCtx, c.opt.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, -1, failure.Wrap(failure.Config, err, "cannot build the request: "+err.Error())
-	}
+	// Built from the URL already at hand: NewRequest would print and parse
+	// it again, on every value of a bulk run.
+	req := (&http.Request{
+		Method: http.MethodGet, URL: u, Host: u.Host, Header: make(http.Header, 4),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+	}).WithContext(ctx)
 	req.Header.Set("Accept", "application/json")
 	if c.opt.UserAgent != "" {
 		req.Header.Set("User-Agent", c.opt.UserAgent)

@@ -16,6 +16,17 @@ type SearchResponse struct {
 	Results           []Result `json:"results"`
 
 	Raw json.RawMessage `json:"-"`
+
+	count int // number of results, also when they were only counted
+}
+
+// ResultCount is the number of matching resources, whether the results were
+// decoded (Search) or only counted (SearchRaw).
+func (r *SearchResponse) ResultCount() int {
+	if r == nil {
+		return 0
+	}
+	return max(r.count, len(r.Results))
 }
 
 // Result is one matching resource.

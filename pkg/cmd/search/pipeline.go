@@ -27,6 +27,8 @@ type pipeline struct {
 	// flush buffered output, so that a stream reader sees every finished
 	// record without a write per record in a fast bulk run.
 	idle func()
+	// rawOnly asks for the results to be counted, not decoded.
+	rawOnly bool
 }
 
 // The answers kept for values repeated beyond the window.
@@ -199,6 +201,10 @@ func (p *pipeline) do(ctx context.Context, limiter *rate.Limiter, c *call) {
 			c.err = &api.APIError{Op: api.OpSearch, Kind: failure.Interrupted, Message: "interrupted", Err: err}
 			return
 		}
+	}
+	if p.rawOnly {
+		c.resp, c.err = p.client.SearchRaw(ctx, c.value, p.limit)
+		return
 	}
 	c.resp, c.err = p.client.Search(ctx, c.value, p.limit)
 }

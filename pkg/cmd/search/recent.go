@@ -1,39 +1,29 @@
 package search
 
 import (
-	"container/list"
-
 	"github.com/tilookup/tilookup/pkg/api"
 )
 
 // recent remembers the latest successful answers, so that a value repeated
 // far apart in a long input (beyond the in-flight window) is still asked
-// only once. It is bounded by entries and by bytes, so memory stays flat.
-// The caller holds the pipeline's lock.
+// only once. It is a fixed ring, oldest answer out first, which costs no
+// allocation per value; bounded by entries and by bytes, it keeps memory
+// flat. The caller holds the pipeline's lock.
 type recent struct {
-	maxEntries int
-	maxBytes   int
-	bytes      int
-	order      *list.List // front = most recent
-	byValue    map[string]*list.Element
-}
-
-type recentEntry struct {
-	value string
-	resp  *api.SearchResponse
+	maxBytes int
+	bytes    int
+	ring     []string // values by slot; "" is a free slot (values are never empty)
+	next     int
+	byValue  map[string]*api.SearchResponse
 }
 
 func newRecent(maxEntries, maxBytes int) *recent {
-	return &recent{maxEntries: maxEntries, maxBytes: maxBytes, order: list.New(), byValue: map[string]*list.Element{}}
+	return &recent{maxBytes: maxBytes, ring: make([]string, maxEntries), byValue: make(map[string]*api.SearchResponse, maxEntries)}
 }
 
 func (r *recent) get(value string) (*api.SearchResponse, bool) {
-	el, ok := r.byValue[value]
-	if !ok {
-		return nil, false
-	}
-	r.order.MoveToFront(el)
-	return el.Value.(*recentEntry).resp, true
+	resp, ok := r.byValue[value]
+	return resp, ok
 }
 
 func (r *recent) put(value string, resp *api.SearchResponse) {
@@ -41,15 +31,26 @@ func (r *recent) put(value string, resp *api.SearchResponse) {
 	if size > r.maxBytes/4 {
 		return // one huge answer would evict everything else
 	}
-	if el, ok := r.byValue[value]; ok {
-		r.order.MoveToFront(el)
+	if _, ok := r.byValue[value]; ok {
 		return
 	}
-	r.byValue[value] = r.order.PushFront(&recentEntry{value: value, resp: resp})
-	r.bytes += size
-	for r.order.Len() > r.maxEntries || r.bytes > r.maxBytes {
-		old := r.order.Remove(r.order.Back()).(*recentEntry)
-		delete(r.byValue, old.value)
-		r.bytes -= len(old.resp.Raw) + len(old.value)
+	slot := r.next
+	r.drop(slot)
+	for i := 1; r.bytes+size > r.maxBytes && i < len(r.ring); i++ {
+		r.drop((slot + i) % len(r.ring))
 	}
+	r.ring[slot] = value
+	r.byValue[value] = resp
+	r.bytes += size
+	r.next = (slot + 1) % len(r.ring)
+}
+
+func (r *recent) drop(slot int) {
+	old := r.ring[slot]
+	if old == "" {
+		return
+	}
+	r.bytes -= len(r.byValue[old].Raw) + len(old)
+	delete(r.byValue, old)
+	r.ring[slot] = ""
 }

@@ -154,6 +154,8 @@ func run(ctx context.Context, opts *Options) error {
 		concurrency: opts.Concurrency,
 		rate:        opts.Rate,
 		idle:        func() { out.flush() },
+		// json, ndjson and --jq print the server's bytes: fields are not needed.
+		rawOnly: outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != "",
 	}
 	code := failure.ExitOK
 	var stats summary
@@ -208,7 +210,7 @@ func recordCode(rec output.Record, exitStatus bool) int {
 	if rec.Err != nil {
 		return failure.ExitCode(rec.Err)
 	}
-	if exitStatus && (rec.Resp == nil || len(rec.Resp.Results) == 0) {
+	if exitStatus && rec.Resp.ResultCount() == 0 {
 		return failure.ExitNoMatch
 	}
 	return failure.ExitOK
@@ -228,7 +230,7 @@ func (s *summary) add(rec output.Record) {
 	switch {
 	case rec.Err != nil:
 		s.failed++
-	case rec.Resp == nil || len(rec.Resp.Results) == 0:
+	case rec.Resp.ResultCount() == 0:
 		s.noMatch++
 	default:
 		s.ok++
