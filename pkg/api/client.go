@@ -191,8 +191,6 @@ func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error
 	u := *c.base
 	u.Path += searchPath
 	u.RawQuery = params.Encode()
-	ctx, cancel := c.withDeadline(ctx)
-	defer cancel()
 	return c.get(ctx, OpSearch, &u, c.opt.Token, "")
 }
 
@@ -242,8 +240,6 @@ func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	u := *c.events
 	u.Path += eventsPath
-	ctx, cancel := c.withDeadline(ctx)
-	defer cancel()
 	body, err := c.get(ctx, OpEvents, &u, c.opt.EventsToken, c.opt.CookieName)
 	if err != nil {
 		return nil, err
@@ -258,22 +254,23 @@ func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	return body, nil
 }
 
-// errDeadline is the cause of a value's context when its overall deadline
-// passes, told apart from the per-request timeout in messages.
+// errDeadline is the cause of a request's context when the value's overall
+// deadline, not the per-request timeout, cut it short, told apart in
+// messages.
 var errDeadline = errors.New("overall deadline passed")
 
-func (c *Client) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, c.opt.Deadline, errDeadline)
-}
-
-// get performs a GET with retries and returns a 2xx body.
+// get performs a GET with retries and returns a 2xx body. The value's
+// deadline is a time, not a context: each try's one context carries
+// whichever of the timeout and the deadline comes first, which spares a
+// bulk run a second context and timer per value.
 func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie string) ([]byte, error) {
+	deadline := time.Now().Add(c.opt.Deadline)
 	var lastErr error
 	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
-		if err := c.waitPause(ctx); err != nil {
+		if err := c.waitPause(ctx, deadline); err != nil {
 			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
-		body, wait, err := c.try(ctx, op, u, token, cookie)
+		body, wait, err := c.try(ctx, deadline, op, u, token, cookie)
 		if err == nil {
 			return body, nil
 		}
@@ -284,7 +281,7 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 		if wait == 0 {
 			wait = backoff(attempt)
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if time.Until(deadline) < wait {
 			// Sleeping past the deadline only to fail later helps nobody:
 			// report the last answer now.
 			return nil, lastErr
@@ -301,8 +298,12 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 
 // try makes one request. wait < 0 means the error is final; wait > 0 is the
 // server's Retry-After; 0 means retry with backoff.
-func (c *Client) try(valueCtx context.Context, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(valueCtx, c.opt.Timeout)
+func (c *Client) try(parent context.Context, deadline time.Time, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
+	end, cause := time.Now().Add(c.opt.Timeout), error(nil)
+	if deadline.Before(end) {
+		end, cause = deadline, errDeadline
+	}
+	ctx, cancel := context.WithDeadlineCause(parent, end, cause)
 	defer cancel()
 	// Built from the URL already at hand: NewRequest would print and parse
 	// it again, on every value of a bulk run.
@@ -328,7 +329,7 @@ func (c *Client) try(valueCtx context.Context, op string, u *url.URL, token, coo
 				Message: fmt.Sprintf("stopped after %d redirects", maxRedirects),
 				Hint:    "the service redirects in a loop; check base_url"}
 		}
-		return nil, 0, c.transportError(valueCtx, op, err)
+		return nil, 0, c.transportError(ctx, op, err)
 	}
 	defer resp.Body.Close()
 	body, readErr := c.readBody(resp)
@@ -339,7 +340,7 @@ func (c *Client) try(valueCtx context.Context, op string, u *url.URL, token, coo
 				Message: fmt.Sprintf("the response is larger than the %s cap", formatSize(c.opt.MaxBody)),
 				Hint:    "raise max_response_size, or lower --limit"}
 		}
-		return nil, 0, c.transportError(valueCtx, op, readErr)
+		return nil, 0, c.transportError(ctx, op, readErr)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return body, 0, nil
@@ -411,12 +412,15 @@ func (c *Client) pauseAll(d time.Duration) {
 	}
 }
 
-func (c *Client) waitPause(ctx context.Context) error {
+func (c *Client) waitPause(ctx context.Context, deadline time.Time) error {
 	c.mu.Lock()
 	wait := time.Until(c.pause)
 	c.mu.Unlock()
 	if wait <= 0 {
 		return ctx.Err()
+	}
+	if time.Until(deadline) < wait {
+		return errDeadline // waiting would only end past the value's deadline
 	}
 	return c.opt.Sleep(ctx, wait)
 }
@@ -450,14 +454,14 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// transportError explains a failed request. valueCtx is the value's context,
-// whose end (the overall deadline) is told apart from the per-request
-// timeout.
-func (c *Client) transportError(valueCtx context.Context, op string, err error) error {
+// transportError explains a failed request. ctx is the request's context,
+// whose cause tells the value's overall deadline apart from the
+// per-request timeout.
+func (c *Client) transportError(ctx context.Context, op string, err error) error {
 	e := &APIError{Op: op, Kind: failure.Network, Err: err}
 	var netErr net.Error
 	switch {
-	case errors.Is(context.Cause(valueCtx), errDeadline):
+	case errors.Is(context.Cause(ctx), errDeadline):
 		e.Kind = failure.Timeout
 		e.Message = fmt.Sprintf("no answer within the %s deadline for one value, retries included", c.opt.Deadline)
 		e.Hint = "the service is slow or keeps failing; raise deadline or try again later"
@@ -509,7 +513,7 @@ func describeNetErr(err error) string {
 // interrupted, or its deadline passed (then the last answer says more than
 // the deadline does).
 func (c *Client) interrupted(ctx context.Context, op string, err, last error) error {
-	if errors.Is(err, context.Canceled) && !errors.Is(context.Cause(ctx), errDeadline) {
+	if errors.Is(err, context.Canceled) {
 		return &APIError{Op: op, Kind: failure.Interrupted, Message: "interrupted", Err: err}
 	}
 	if last != nil {

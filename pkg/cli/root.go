@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmd/auth"
+	"github.com/tilookup/tilookup/pkg/cmd/completion"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
 	"github.com/tilookup/tilookup/pkg/cmd/events"
@@ -78,6 +79,7 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 		configcmd.NewCmd(f),
 		sandboxcmd.NewCmd(f),
 		version.NewCmd(f),
+		completion.NewCmd(f),
 	)
 	return root
 }

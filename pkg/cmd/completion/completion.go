@@ -1,0 +1,119 @@
+// Package completion is `tilookup completion bash|zsh|fish|powershell|install`.
+// It replaces cobra's default completion command so that `install` can sit
+// beside the four script generators; the scripts themselves are cobra's.
+package completion
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+)
+
+// Shells lists the shells a script can be generated for, in the order the
+// help shows them.
+var Shells = []string{"bash", "zsh", "fish", "powershell"}
+
+// Script writes root's completion script for shell. The committed scripts in
+// completions/ and `tilookup completion SHELL` both come from here, so they
+// cannot drift apart.
+func Script(root *cobra.Command, shell string, w io.Writer, descriptions bool) error {
+	switch shell {
+	case "bash":
+		return root.GenBashCompletionV2(w, descriptions)
+	case "zsh":
+		if descriptions {
+			return root.GenZshCompletion(w)
+		}
+		return root.GenZshCompletionNoDesc(w)
+	case "fish":
+		return root.GenFishCompletion(w, descriptions)
+	case "powershell":
+		if descriptions {
+			return root.GenPowerShellCompletionWithDesc(w)
+		}
+		return root.GenPowerShellCompletion(w)
+	}
+	return cmdutil.UsageError("unknown shell %q: use bash, zsh, fish or powershell", shell)
+}
+
+// NewCmd is `tilookup completion`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "completion",
+		Short: "Shell completion: print a script, or install it for your shell",
+		Long: `Tab completion for bash, zsh, fish and PowerShell: subcommands, flags, the
+values of --output and --color, config keys, profile names from your config
+file and hosts for auth. Completing never touches the network or the keyring.
+
+The quickest way is 'tilookup completion install', which puts the script where
+your shell looks for it and prints what it did. 'tilookup completion SHELL'
+prints the script, for setups that load it some other way.`,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		// Without a RunE, cobra answers an unknown subcommand with the help
+		// text and exit 0, which a script would take for success.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cmdutil.UsageError("unknown shell %q: use bash, zsh, fish or powershell, or install", args[0])
+			}
+			return cmd.Help()
+		},
+	}
+	for _, shell := range Shells {
+		cmd.AddCommand(newShellCmd(f, shell))
+	}
+	cmd.AddCommand(newInstallCmd(f))
+	return cmd
+}
+
+// shellHelp returns a shell's Long text and Example. Commands go in Example,
+// which the man pages and Markdown docs render as code blocks. A switch, not
+// a map, so that nothing is built at start-up.
+func shellHelp(shell string) (long, example string) {
+	switch shell {
+	case "bash":
+		return `Print the bash completion script. It needs the bash-completion package
+(apt install bash-completion; on macOS, brew install bash-completion@2).
+'tilookup completion install --shell bash' installs it for your user.`,
+			`  # the current shell only
+  source <(tilookup completion bash)
+  # every user, every new shell
+  tilookup completion bash | sudo tee /usr/share/bash-completion/completions/tilookup >/dev/null`
+	case "zsh":
+		return `Print the zsh completion script. 'tilookup completion install --shell zsh'
+writes it to ~/.zsh/completions/_tilookup and prints the line ~/.zshrc needs.
+Any directory in $fpath works, as long as the file is named _tilookup.`,
+			`  # the current shell only (compinit must have run)
+  source <(tilookup completion zsh)`
+	case "fish":
+		return `Print the fish completion script. 'tilookup completion install --shell fish'
+writes it to ~/.config/fish/completions/tilookup.fish, where fish finds it.`,
+			`  # the current shell only
+  tilookup completion fish | source`
+	case "powershell":
+		return `Print the PowerShell completion script. To load it in every new shell, add
+the line below to your profile ($PROFILE); 'tilookup completion install
+--shell powershell' prints the steps.`,
+			`  tilookup completion powershell | Out-String | Invoke-Expression`
+	}
+	return "", ""
+}
+
+func newShellCmd(f *cmdutil.Factory, shell string) *cobra.Command {
+	var noDesc bool
+	long, example := shellHelp(shell)
+	cmd := &cobra.Command{
+		Use:               shell,
+		Short:             "Print the completion script for " + shell,
+		Long:              long,
+		Example:           example,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return Script(cmd.Root(), shell, f.IO.Out, !noDesc)
+		},
+	}
+	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "complete without a description beside each value")
+	return cmd
+}
