@@ -198,12 +198,6 @@ func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error
 // null or of an unexpected type; only a body that is not a JSON object fails.
 func DecodeSearch(body []byte) (*SearchResponse, error) { return decodeSearch(body, false) }
 
-// countOnly is what SearchRaw decodes: results as empty structs, so that
-// the scanner checks the whole body but allocates nothing per field.
-type countOnly struct {
-	Results []struct{} `json:"results"`
-}
-
 func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 	trimmed := strings.TrimSpace(string(body[:min(len(body), 64)]))
 	if trimmed == "" {
@@ -214,12 +208,13 @@ func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 			Message: "the response is not a JSON object: " + clean(string(body[:min(len(body), 80)]))}
 	}
 	var r SearchResponse
-	var target any = &r
-	var head countOnly
-	if light {
-		target = &head
+	if light && json.Valid(body) {
+		// The bytes go out as they came; only the number of results is
+		// needed, and a scan finds it without decoding a single field.
+		r.Raw, r.count = body, countResults(body)
+		return &r, nil
 	}
-	if err := json.Unmarshal(body, target); err != nil {
+	if err := json.Unmarshal(body, &r); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if !errors.As(err, &typeErr) {
 			return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
@@ -230,9 +225,6 @@ func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 	}
 	r.Raw = body
 	r.count = len(r.Results)
-	if light {
-		r.count = len(head.Results)
-	}
 	return &r, nil
 }
 
@@ -333,7 +325,9 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 	}
 	defer resp.Body.Close()
 	body, readErr := c.readBody(resp)
-	c.logf("< %s %s (%s, %d bytes)", resp.Proto, resp.Status, since(start), len(body))
+	if c.opt.Debug != nil {
+		c.logf("< %s %s (%s, %d bytes)", resp.Proto, resp.Status, since(start), len(body))
+	}
 	if readErr != nil {
 		if errors.Is(readErr, errTooLarge) {
 			return nil, -1, &APIError{Op: op, Status: resp.StatusCode, Kind: failure.Decode,
@@ -375,6 +369,17 @@ var errTooLarge = errors.New("response too large")
 func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 	if resp.ContentLength > c.opt.MaxBody {
 		return nil, errTooLarge
+	}
+	if n := resp.ContentLength; n > 0 {
+		// The usual case: the length is known, so read into a buffer of
+		// that size instead of growing one. net/http ends the body at
+		// Content-Length and reports a shorter one as ErrUnexpectedEOF.
+		body := make([]byte, n)
+		got, err := io.ReadFull(resp.Body, body)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return body[:got], err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opt.MaxBody+1))
 	if err != nil {
