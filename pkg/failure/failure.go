@@ -26,6 +26,7 @@ const (
 	Decode      Kind = "decode"       // a response that could not be read as the spec says
 	NoMatch     Kind = "no_match"     // nothing matched, reported only with --exit-status
 	Interrupted Kind = "interrupted"  // SIGINT or SIGTERM
+	Output      Kind = "output"       // stdout could not be written (disk full, closed pipe)
 )
 
 // Exit codes, as documented in the README and shared/interface.md.
@@ -47,7 +48,7 @@ func (k Kind) ExitCode() int {
 		return ExitOK
 	case NoMatch:
 		return ExitNoMatch
-	case Usage, Input, BadRequest:
+	case Usage, Input, BadRequest, Output:
 		return ExitUsage
 	case Config:
 		return ExitConfig

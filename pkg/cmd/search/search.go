@@ -183,6 +183,10 @@ func run(ctx context.Context, opts *Options) error {
 	if err := printer.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
+	// The records first, then any line about them on stderr.
+	if err := out.w.Flush(); err != nil && runErr == nil {
+		runErr = failure.Wrap(failure.Output, err, "cannot write the output: "+err.Error())
+	}
 	if runErr != nil {
 		return runErr
 	}
