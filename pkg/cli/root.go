@@ -49,9 +49,9 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 	pf.String("base-url", "", "service `URL` for search (may carry a path prefix)")
 	pf.String("events-base-url", "", "service `URL` for events (default: the base URL)")
 	pf.String("timeout", "", "per-request `duration` (default 30s)")
-	pf.String("retries", "", "extra tries for 429, 502, 503, 504 and connection errors (default 2)")
+	pf.String("retries", "", "`N` extra tries for 429, 502, 503, 504 and connection errors (default 2)")
 	pf.StringP("output", "o", "", "output `format`: table, json, ndjson or csv (default table)")
-	pf.String("color", "auto", "colour: auto, always or never")
+	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	f.DebugFlag = pf.Bool("debug", false, "log each request and response to stderr (credentials redacted)")
 	f.Flags = pf
 
