@@ -1,6 +1,9 @@
 package cmdutil
 
 import (
+	"errors"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -33,4 +36,14 @@ func ExactArgs(n int, what string) func(*cobra.Command, []string) error {
 		}
 		return nil
 	}
+}
+
+// CannotRead is the usage error for an input file that cannot be opened:
+// the file's name once, and the reason without the *PathError's repetition.
+func CannotRead(name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return failure.New(failure.Usage, "cannot read %s: %v", name, err)
 }

@@ -225,7 +225,7 @@ func (c *Config) Profiles() []string {
 func (c *Config) Set(name, value string) error {
 	k, ok := Lookup(name)
 	if !ok {
-		return unknownKey(name)
+		return UnknownKey(name)
 	}
 	if err := k.Validate(value); err != nil {
 		return failure.New(failure.Usage, "%v", err)
@@ -246,7 +246,10 @@ func (c *Config) Unset(name string) error {
 	return c.edit(func(root *yaml.Node) { deletePath(root, path) })
 }
 
-func unknownKey(name string) error {
+// UnknownKey is the error for a key that is not in Keys; "token" gets its
+// own explanation, since it is set with `auth login`, never on the command
+// line.
+func UnknownKey(name string) error {
 	if name == "token" {
 		return failure.New(failure.Usage, "the token is not a config value").
 			WithHint("use `tilookup auth login`, or set TILOOKUP_TOKEN")

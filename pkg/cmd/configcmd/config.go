@@ -10,7 +10,6 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
-	"github.com/tilookup/tilookup/pkg/failure"
 )
 
 // NewCmd is `tilookup config`.
@@ -48,7 +47,7 @@ Keys:
 		ValidArgsFunction: completeKeys,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if _, ok := config.Lookup(args[0]); !ok {
-				return unknown(args[0])
+				return config.UnknownKey(args[0])
 			}
 			cfg, err := f.Config()
 			if err != nil {
@@ -78,7 +77,7 @@ Keys:
 		ValidArgsFunction: completeKeys,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if _, ok := config.Lookup(args[0]); !ok {
-				return unknown(args[0])
+				return config.UnknownKey(args[0])
 			}
 			cfg, err := forEdit(f)
 			if err != nil {
@@ -157,15 +156,6 @@ func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, cfg.Get(k.Name), src)
 	}
 	return tw.Flush()
-}
-
-func unknown(name string) error {
-	if name == "token" {
-		return failure.New(failure.Usage, "the token is not a config value").
-			WithHint("use `tilookup auth login`, or set TILOOKUP_TOKEN")
-	}
-	return failure.New(failure.Usage, "unknown config key %q", name).
-		WithHint("see `tilookup config --help` for the keys")
 }
 
 func keyHelp() string {

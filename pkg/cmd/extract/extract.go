@@ -117,17 +117,10 @@ func open(stdin io.Reader, names []string) (io.Reader, func(), error) {
 		fh, err := os.Open(name)
 		if err != nil {
 			closeAll()
-			return nil, nil, failure.New(failure.Usage, "cannot read %s: %v", name, unwrap(err))
+			return nil, nil, cmdutil.CannotRead(name, err)
 		}
 		files = append(files, fh)
 		readers = append(readers, fh, bytes.NewReader([]byte("\n")))
 	}
 	return io.MultiReader(readers...), closeAll, nil
-}
-
-func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

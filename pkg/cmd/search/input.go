@@ -3,12 +3,12 @@ package search
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 )
@@ -73,7 +73,7 @@ func (in *inputs) next() (input, bool, error) {
 			}
 			f, err := os.Open(name)
 			if err != nil {
-				return input{}, false, failure.New(failure.Usage, "cannot read %s: %v", name, unwrapPathErr(err))
+				return input{}, false, cmdutil.CannotRead(name, err)
 			}
 			in.cur, in.closer = newLineReader(f, name), f
 			continue
@@ -90,14 +90,6 @@ func (in *inputs) closeCurrent() {
 }
 
 func (in *inputs) close() { in.closeCurrent() }
-
-func unwrapPathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
 
 // lineReader reads one value per line: CRLF and a leading UTF-8 BOM are
 // handled, blank lines and # comments skipped, over-long lines reported.
