@@ -38,17 +38,32 @@ type Factory struct {
 	overrides     map[string]string
 	tokenOverride string
 
-	cfgOnce sync.Once
-	cfg     *config.Config
-	cfgErr  error
+	cfgOnce    sync.Once
+	cfg        *config.Config
+	cfgErr     error // the file could not be read or the profile is missing
+	cfgInvalid error // a value is invalid (Config reports it, Get does not)
 
 	credOnce sync.Once
 	cred     *credentials.Store
 	credErr  error
 }
 
-// Config loads the configuration once.
+// Config loads the configuration once and checks its values: what a
+// command that calls the service needs.
 func (f *Factory) Config() (*config.Config, error) {
+	cfg, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	return cfg, f.cfgInvalid
+}
+
+// ConfigUnchecked is Config without the check of values, for commands that
+// show or repair them.
+func (f *Factory) ConfigUnchecked() (*config.Config, error) { return f.config() }
+
+// config loads the configuration once, without failing on an invalid value.
+func (f *Factory) config() (*config.Config, error) {
 	f.cfgOnce.Do(func() {
 		flagPath := ""
 		if f.ConfigFlag != nil {
@@ -59,17 +74,21 @@ func (f *Factory) Config() (*config.Config, error) {
 			f.cfgErr = err
 			return
 		}
-		f.cfg, f.cfgErr = config.Load(path, f.Flags)
+		f.cfg, f.cfgErr = config.LoadUnchecked(path, f.Flags)
+		if f.cfgErr == nil {
+			f.cfgInvalid = f.cfg.Check()
+		}
 	})
 	return f.cfg, f.cfgErr
 }
 
-// Get returns a setting, honouring overrides.
+// Get returns a setting, honouring overrides. An invalid value elsewhere in
+// the configuration does not stop it; Client checks them all.
 func (f *Factory) Get(key string) (string, error) {
 	if v, ok := f.overrides[key]; ok {
 		return v, nil
 	}
-	cfg, err := f.Config()
+	cfg, err := f.config()
 	if err != nil {
 		return "", err
 	}
@@ -90,7 +109,7 @@ func (f *Factory) OverrideToken(token string) { f.tokenOverride = token }
 // Credentials returns the token store, built once.
 func (f *Factory) Credentials() (*credentials.Store, error) {
 	f.credOnce.Do(func() {
-		cfg, err := f.Config()
+		cfg, err := f.config()
 		if err != nil {
 			f.credErr = err
 			return

@@ -52,11 +52,26 @@ func Path(flagValue string) (string, error) {
 // Load reads the file at path (a missing file is an empty one) and layers it
 // under the changed flags of fs and the TILOOKUP_* environment.
 func Load(path string, fs *pflag.FlagSet) (*Config, error) {
+	c, err := load(path, fs, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LoadUnchecked is Load without Check: the caller checks when it needs the
+// values (the Factory does, before any request), so that an offline
+// command is not stopped by a bad value it never reads.
+func LoadUnchecked(path string, fs *pflag.FlagSet) (*Config, error) {
 	return load(path, fs, false)
 }
 
-// LoadForEdit is Load for `config set/unset`: a selected profile that does
-// not exist yet is where the value will be written, not an error.
+// LoadForEdit is Load for the config commands: a selected profile that
+// does not exist yet is where a value will be written, not an error, and
+// values are not checked, so that a bad one can be seen and repaired.
 func LoadForEdit(path string, fs *pflag.FlagSet) (*Config, error) {
 	return load(path, fs, true)
 }
@@ -85,6 +100,12 @@ func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
 	if err := c.selectProfile(newProfileOK); err != nil {
 		return nil, err
 	}
+	return c, nil
+}
+
+// Check validates every effective value. Load does it; LoadForEdit does
+// not, so that `config set/unset` can repair a file holding a bad value.
+func (c *Config) Check() error {
 	for _, k := range Keys {
 		if v := c.v.GetString(k.Name); v != "" {
 			if err := k.Validate(v); err != nil {
@@ -93,11 +114,12 @@ func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
 				if strings.HasPrefix(src, "flag") {
 					kind = failure.Usage // a typo on the command line, not a broken setup
 				}
-				return nil, failure.New(kind, "%v (from %s)", err, src)
+				return failure.New(kind, "%v (from %s)", err, src).
+					WithHint("fix it with `tilookup config set " + k.Name + " VALUE` or `config unset " + k.Name + "`")
 			}
 		}
 	}
-	return c, nil
+	return nil
 }
 
 func (c *Config) readFile() error {
@@ -335,21 +357,29 @@ func setPath(m *yaml.Node, path []string, value string) {
 
 func deletePath(m *yaml.Node, path []string) {
 	for i, key := range path {
-		for j := 0; j+1 < len(m.Content); j += 2 {
-			if m.Content[j].Value != key {
-				continue
-			}
-			if i == len(path)-1 {
-				m.Content = append(m.Content[:j], m.Content[j+2:]...)
-				return
-			}
-			m = m.Content[j+1]
-			break
-		}
 		if m.Kind != yaml.MappingNode {
 			return
 		}
+		j := lookupIndex(m, key)
+		if j < 0 {
+			return // nothing there; in particular, never fall back a level
+		}
+		if i == len(path)-1 {
+			m.Content = append(m.Content[:j], m.Content[j+2:]...)
+			return
+		}
+		m = m.Content[j+1]
 	}
+}
+
+// lookupIndex returns the index of key's node in mapping m, or -1.
+func lookupIndex(m *yaml.Node, key string) int {
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		if m.Content[j].Value == key {
+			return j
+		}
+	}
+	return -1
 }
 
 func lookupNode(m *yaml.Node, key string) *yaml.Node {

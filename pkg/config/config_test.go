@@ -224,3 +224,20 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestUnsetInMissingProfileLeavesTopLevel(t *testing.T) {
+	p := writeFile(t, "base_url: https://ti.example.com\n")
+	fs := flags()
+	fs.Parse([]string{"--profile", "staging"})
+	c, err := LoadForEdit(p, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Unset("base_url"); err != nil {
+		t.Fatal(err)
+	}
+	c2, _ := Load(p, flags())
+	if c2.Get("base_url") != "https://ti.example.com" {
+		t.Errorf("unset in a missing profile removed the top-level key")
+	}
+}

@@ -104,7 +104,7 @@ func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 			if _, werr := opts.Out.Write(buf.Bytes()); werr != nil {
 				return writeErr(werr)
 			}
-			return failure.New(failure.Usage, "--jq: %s", sanitize.String(oneLine(err.Error())))
+			return &RecordError{Err: failure.New(failure.Usage, "--jq: %s", sanitize.String(oneLine(err.Error())))}
 		}
 		if s, isStr := out.(string); isStr {
 			if opts.TTY {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
@@ -364,6 +365,7 @@ type styledCell struct{ text, style string }
 type summaryPrinter struct {
 	opts    Options
 	pending [][]styledCell
+	since   time.Time // when the oldest pending row came
 	widths  []int
 	started bool
 	buf     bytes.Buffer
@@ -395,11 +397,23 @@ func (p *summaryPrinter) Add(r Record) error {
 			styledCell{text: totalCount(resp.Results)},
 			status)
 	}
+	if len(p.pending) == 0 {
+		p.since = time.Now()
+	}
 	p.pending = append(p.pending, row)
 	if len(p.pending) >= summaryBatch {
 		return p.writeBatch()
 	}
 	return nil
+}
+
+// Flush writes the rows held back once they have waited a second: a stream
+// that stalls still shows what it has, and a quick run stays one table.
+func (p *summaryPrinter) Flush() error {
+	if len(p.pending) == 0 || time.Since(p.since) < time.Second {
+		return nil
+	}
+	return p.writeBatch()
 }
 
 func (p *summaryPrinter) Close() error {

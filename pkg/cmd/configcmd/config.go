@@ -49,7 +49,7 @@ Keys:
 			if _, ok := config.Lookup(args[0]); !ok {
 				return config.UnknownKey(args[0])
 			}
-			cfg, err := f.Config()
+			cfg, err := f.ConfigUnchecked()
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ Keys:
 		Short: "Print every key with its effective value and where it comes from",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			cfg, err := f.Config()
+			cfg, err := f.ConfigUnchecked()
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -82,32 +83,69 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 	inflight := map[string]*call{}
 	cache := newRecent(recentEntries, recentBytes)
 
+	lines := readLines(ctx, in)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(queue)
 		defer close(work)
-		readErr <- p.produce(ctx, in, queue, work, &mu, inflight, cache)
+		readErr <- p.produce(ctx, lines, queue, work, &mu, inflight, cache)
 	}()
 
+	// While the next record is not ready, buffered output is flushed: at
+	// once, and again every second of a long wait (for the table, whose
+	// rows wait in batches).
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	idle := func() {
+		if p.idle != nil {
+			p.idle()
+		}
+	}
+	nextJob := func() (*job, bool) {
+		select {
+		case j, ok := <-queue:
+			return j, ok
+		default:
+		}
+		idle()
+		for {
+			select {
+			case j, ok := <-queue:
+				return j, ok
+			case <-tick.C:
+				idle()
+			}
+		}
+	}
+	await := func(c *call) {
+		select {
+		case <-c.done:
+			return
+		default:
+		}
+		idle()
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-tick.C:
+				idle()
+			}
+		}
+	}
+
 	var emitErr error
-	for j := range queue {
+	for {
+		j, ok := nextJob()
+		if !ok {
+			break
+		}
 		if emitErr != nil {
 			continue // drain so the producer and workers can finish
 		}
 		rec := output.Record{Input: j.in.text, Query: j.value, Err: j.err}
 		if j.call != nil {
-			select {
-			case <-j.call.done:
-			default:
-				if p.idle != nil {
-					p.idle()
-				}
-				select {
-				case <-j.call.done:
-				case <-ctx.Done():
-					<-j.call.done
-				}
-			}
+			await(j.call) // a cancelled call ends at once with an error
 			rec.Resp, rec.Err = j.call.resp, j.call.err
 			mu.Lock()
 			if j.call.refs--; j.call.refs == 0 {
@@ -144,17 +182,57 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 	return err
 }
 
-// produce reads inputs, prepares each value and queues it in order; a new
-// value is also handed to the workers, a duplicate in the window is not.
-func (p *pipeline) produce(ctx context.Context, in *inputs, queue chan<- *job, work chan<- *call, mu *sync.Mutex, inflight map[string]*call, cache *recent) error {
+// line is one value read, or the error that ended the input.
+type line struct {
+	in  input
+	err error
+}
+
+// readLines reads the inputs on a goroutine of its own, a little ahead of
+// the pipeline, so that a cancel never waits for a read that may not come
+// (a terminal, or a pipe whose writer is idle). That goroutine closes the
+// input files when it ends; one blocked on stdin ends with the process.
+func readLines(ctx context.Context, in *inputs) <-chan line {
+	ch := make(chan line, 64)
+	go func() {
+		defer close(ch)
+		defer in.close()
+		for {
+			l, ok, err := in.next()
+			if err == nil && !ok {
+				return
+			}
+			select {
+			case ch <- line{in: l, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// produce prepares each value read and queues it in order; a new value is
+// also handed to the workers, a duplicate in the window is not.
+func (p *pipeline) produce(ctx context.Context, lines <-chan line, queue chan<- *job, work chan<- *call, mu *sync.Mutex, inflight map[string]*call, cache *recent) error {
 	for {
-		if ctx.Err() != nil {
+		var l line
+		var more bool
+		select {
+		case l, more = <-lines:
+		case <-ctx.Done():
 			return ctx.Err()
 		}
-		line, ok, err := in.next()
-		if err != nil || !ok {
-			return err
+		if !more {
+			return nil
 		}
+		if l.err != nil {
+			return l.err
+		}
+		line := l.in
 		j := &job{in: line, err: line.err}
 		if j.err == nil {
 			j.value, _, j.err = ioc.Prepare(line.text, p.refang)

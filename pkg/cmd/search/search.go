@@ -5,6 +5,7 @@ package search
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -146,14 +147,18 @@ func run(ctx context.Context, opts *Options) error {
 		args = []string{"-"}
 	}
 	in := newInputs(args, opts.Files, opts.IO.In)
-	defer in.close()
 	p := &pipeline{
 		client:      client,
 		limit:       opts.Limit,
 		refang:      !opts.NoRefang,
 		concurrency: opts.Concurrency,
 		rate:        opts.Rate,
-		idle:        func() { out.flush() },
+		idle: func() {
+			if f, ok := printer.(interface{ Flush() error }); ok {
+				_ = f.Flush()
+			}
+			out.flush()
+		},
 		// json, ndjson and --jq print the server's bytes: fields are not needed.
 		rawOnly: outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != "",
 	}
@@ -176,7 +181,16 @@ func run(ctx context.Context, opts *Options) error {
 			}
 			noticeRefang(opts.IO, rec)
 		}
-		return printer.Add(rec)
+		err := printer.Add(rec)
+		var recErr *output.RecordError
+		if multi && errors.As(err, &recErr) {
+			// One value's output failed (--jq on an error record, say):
+			// say so and go on, so that no other value is lost.
+			fmt.Fprintf(opts.IO.ErrOut, "tilookup: %s: %s\n", sanitize.String(rec.Query), recErr.Error())
+			code = failure.Max(code, failure.ExitCode(recErr))
+			return nil
+		}
+		return err
 	}
 	runErr := p.run(ctx, in, emit)
 	bar.finish()
