@@ -50,10 +50,15 @@ func reportError(w io.Writer, err error) int {
 		return silent.Code
 	}
 	msg := oneLine(err.Error())
+	// The pointer to --help is for mistakes on the command line only.
 	if failure.KindOf(err) == failure.Usage && !strings.Contains(msg, "--help") {
 		msg += " (see 'tilookup --help')"
 	}
 	fmt.Fprintln(w, "tilookup: "+msg)
+	var raised *cmdutil.CodeError
+	if errors.As(err, &raised) {
+		return raised.Code
+	}
 	return failure.ExitCode(err)
 }
 

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmd/auth"
@@ -34,13 +36,13 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 				if err := validateFlag("color", color); err != nil {
 					return err
 				}
-				f.IO.SetColorMode(color)
+				f.IO.SetColorMode(strings.ToLower(color))
 			}
 			return nil
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return failure.New(failure.Usage, "%v", err)
+		return failure.New(failure.Usage, "%s", plainFlagError(err.Error()))
 	})
 
 	pf := root.PersistentFlags()
@@ -82,6 +84,16 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 		completion.NewCmd(f),
 	)
 	return root
+}
+
+// plainFlagError drops the strconv detail pflag quotes for a bad number:
+// `invalid argument "abc" for "--limit" flag: strconv.ParseInt: parsing
+// "abc": invalid syntax` says no more than "want a number".
+func plainFlagError(msg string) string {
+	if i := strings.Index(msg, ": strconv."); i >= 0 {
+		return msg[:i] + ": want a number"
+	}
+	return msg
 }
 
 func validateFlag(name, value string) error {

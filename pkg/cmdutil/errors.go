@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -45,5 +46,24 @@ func CannotRead(name string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return failure.New(failure.Usage, "cannot read %s: %v", name, err)
+	return failure.Wrap(failure.IO, err, fmt.Sprintf("cannot read %s: %v", name, err))
+}
+
+// CodeError is an error reported as usual whose exit code is raised to
+// Code: a stream that fails part-way still exits with the largest code of
+// the values it did answer.
+type CodeError struct {
+	Err  error
+	Code int
+}
+
+func (e *CodeError) Error() string { return e.Err.Error() }
+func (e *CodeError) Unwrap() error { return e.Err }
+
+// AtLeast returns err with its exit code raised to code when code is larger.
+func AtLeast(err error, code int) error {
+	if err == nil || code <= failure.ExitCode(err) {
+		return err
+	}
+	return &CodeError{Err: err, Code: code}
 }

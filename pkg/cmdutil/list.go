@@ -34,6 +34,10 @@ func NewListWriter(format output.Format, out io.Writer, columns []string) *ListW
 
 // Write adds one record: obj for JSON formats, cells for table and CSV.
 func (l *ListWriter) Write(obj any, cells []string) error {
+	return ioError(l.write(obj, cells))
+}
+
+func (l *ListWriter) write(obj any, cells []string) error {
 	defer func() { l.n++ }()
 	switch l.format {
 	case output.JSON:
@@ -88,7 +92,18 @@ func (l *ListWriter) Write(obj any, cells []string) error {
 
 // Close ends the list: the JSON array's bracket (an empty array when
 // nothing was written), the table's flush.
-func (l *ListWriter) Close() error {
+func (l *ListWriter) Close() error { return ioError(l.close()) }
+
+// ioError gives a failed write its kind: not a usage mistake, exit 2 all
+// the same, and no pointer to --help.
+func ioError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+}
+
+func (l *ListWriter) close() error {
 	switch l.format {
 	case output.JSON:
 		if l.n == 0 {

@@ -158,6 +158,9 @@ func (c *Config) selectProfile(newProfileOK bool) error {
 	}
 	profiles, _ := c.top["profiles"].(map[string]any)
 	section, ok := profiles[name].(map[string]any)
+	if raw, present := profiles[name]; present && raw == nil {
+		section, ok = map[string]any{}, true // `staging:` with nothing under it yet
+	}
 	if !ok && newProfileOK {
 		c.profile, c.section = name, map[string]any{}
 		return nil
@@ -303,6 +306,9 @@ func (c *Config) edit(fn func(root *yaml.Node)) error {
 // WriteFile replaces path with data atomically, mode 0600 (it may hold a
 // token), creating the directory 0700.
 func WriteFile(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // replace the file a symlink points at, not the link
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return failure.Wrap(failure.Config, err, "cannot create "+dir+": "+err.Error())

@@ -62,7 +62,7 @@ func KeyNames() []string {
 func (k Key) Validate(v string) error {
 	if len(k.Values) > 0 {
 		for _, ok := range k.Values {
-			if v == ok {
+			if strings.EqualFold(strings.TrimSpace(v), ok) {
 				return nil
 			}
 		}

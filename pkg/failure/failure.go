@@ -26,7 +26,7 @@ const (
 	Decode      Kind = "decode"       // a response that could not be read as the spec says
 	NoMatch     Kind = "no_match"     // nothing matched, reported only with --exit-status
 	Interrupted Kind = "interrupted"  // SIGINT or SIGTERM
-	Output      Kind = "output"       // stdout could not be written (disk full, closed pipe)
+	IO          Kind = "io"           // reading input or writing output failed (disk full, a directory given as a file)
 )
 
 // Exit codes, as documented in the README and shared/interface.md.
@@ -48,7 +48,7 @@ func (k Kind) ExitCode() int {
 		return ExitOK
 	case NoMatch:
 		return ExitNoMatch
-	case Usage, Input, BadRequest, Output:
+	case Usage, Input, BadRequest, IO:
 		return ExitUsage
 	case Config:
 		return ExitConfig

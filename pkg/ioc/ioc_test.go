@@ -467,3 +467,15 @@ func TestAllTypes(t *testing.T) {
 		t.Errorf("AllTypes = %v", AllTypes)
 	}
 }
+
+func TestPrepareDropsInvisibleCharacters(t *testing.T) {
+	for _, in := range []string{"\ufeff44d88612fea8a8f36de82e1278abb02f", "44d88612fea8a8f36de8\u200b2e1278abb02f", "44d88612\u2060fea8a8f36de82e1278abb02f\u200d"} {
+		v, typ, err := Prepare(in, true)
+		if err != nil || typ != MD5 || v != "44d88612fea8a8f36de82e1278abb02f" {
+			t.Errorf("Prepare(%q) = %q, %s, %v", in, v, typ, err)
+		}
+	}
+	if _, typ, _ := Prepare("44d88612\u200bfea8a8f36de82e1278abb02f", false); typ != Unknown {
+		t.Errorf("--no-refang kept the value exactly? type %s", typ)
+	}
+}

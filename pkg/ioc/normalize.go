@@ -55,10 +55,27 @@ func Prepare(input string, refang bool) (value string, t Type, err error) {
 	}
 	v := strings.TrimSpace(input)
 	if refang {
-		v = strings.TrimSpace(Refang(v))
+		v = strings.TrimSpace(Refang(dropInvisible(v)))
 	}
 	t = Detect(v)
 	return Normalize(v, t), t, nil
+}
+
+// dropInvisible removes the characters that copying from web pages, PDFs
+// and Windows files leaves inside values without showing them: a byte
+// order mark, zero-width spaces and joiners, the word joiner. Left in, they
+// turn a real hash into an "unsupported" value that looks right on screen.
+func dropInvisible(s string) string {
+	if !strings.ContainsAny(s, "\ufeff\u200b\u200c\u200d\u2060") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\ufeff', '\u200b', '\u200c', '\u200d', '\u2060':
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // Normalize returns the canonical form of s, an indicator of type t, that is

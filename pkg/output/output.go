@@ -36,7 +36,6 @@ package output
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -191,5 +190,5 @@ func writeErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("writing output: %w", err)
+	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -241,6 +242,10 @@ Exits 3 when a host has no token and 4 when the service refuses one.`,
 				hosts = []string{h}
 			}
 			if len(hosts) == 0 {
+				if tok := strings.TrimSpace(os.Getenv(credentials.EnvToken)); tok != "" {
+					fmt.Fprintf(f.IO.Out, "TILOOKUP_TOKEN\n  - token: %s (used for every host)\n  - not checked: no base_url is configured\n", credentials.Mask(tok))
+					return nil
+				}
 				return failure.New(failure.Config, "no host is configured and no token is stored").
 					WithHint("run `tilookup config set base_url URL` and `tilookup auth login`")
 			}

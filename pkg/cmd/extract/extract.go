@@ -5,6 +5,7 @@ package extract
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -72,7 +73,11 @@ tilookup search. File names such as invoice.pdf and version numbers such as
 				err = cerr
 			}
 			if err != nil {
-				return failure.New(failure.Usage, "extract: %v", err)
+				var kinded failure.Kinded
+				if !errors.As(err, &kinded) {
+					err = readError(err)
+				}
+				return err
 			}
 			return nil
 		},
@@ -94,6 +99,16 @@ tilookup search. File names such as invoice.pdf and version numbers such as
 		return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	})
 	return cmd
+}
+
+// readError explains a failed read once: "cannot read /tmp: is a
+// directory", not the *PathError's "read /tmp: is a directory" again.
+func readError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return cmdutil.CannotRead(pe.Path, pe.Err)
+	}
+	return cmdutil.CannotRead("the input", err)
 }
 
 // open joins the inputs into one stream, a newline between files so that

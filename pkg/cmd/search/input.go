@@ -110,7 +110,7 @@ func (l *lineReader) next() (input, bool, error) {
 			return input{}, false, nil
 		}
 		if err != nil && err != io.EOF {
-			return input{}, false, failure.New(failure.Usage, "cannot read %s: %v", l.name, err)
+			return input{}, false, cmdutil.CannotRead(l.name, err)
 		}
 		if l.first {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))

@@ -199,13 +199,16 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// The records first, then any line about them on stderr.
 	if err := out.w.Flush(); err != nil && runErr == nil {
-		runErr = failure.Wrap(failure.Output, err, "cannot write the output: "+err.Error())
-	}
-	if runErr != nil {
-		return runErr
+		runErr = failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 	}
 	if multi {
 		stats.report(opts.IO)
+	}
+	if opts.ExitStatus && stats.total() == 0 {
+		code = failure.Max(code, failure.ExitNoMatch) // no value, so nothing matched (as grep)
+	}
+	if runErr != nil {
+		return cmdutil.AtLeast(runErr, code)
 	}
 	if ctx.Err() != nil {
 		return failure.New(failure.Interrupted, "interrupted")
@@ -254,6 +257,8 @@ func (s *summary) add(rec output.Record) {
 		s.ok++
 	}
 }
+
+func (s *summary) total() int { return s.ok + s.noMatch + s.failed }
 
 // report prints the closing line: always when something failed (that is an
 // error worth a line on stderr), otherwise only to a person at a terminal.
