@@ -79,7 +79,15 @@ type Client struct {
 	// every request of this client, not only the one that saw it.
 	mu    sync.Mutex
 	pause time.Time
+
+	// throttle, when set, is waited on before every try, retries included,
+	// so that --rate bounds what the service sees, not only first tries.
+	throttle func(context.Context) error
 }
+
+// SetThrottle sets a wait taken before every request (a rate limiter's
+// Wait). Call it before the client is used.
+func (c *Client) SetThrottle(wait func(context.Context) error) { c.throttle = wait }
 
 // New checks the URLs and builds a client. It refuses a plain-http URL to a
 // host that is not loopback unless allowInsecure, because the bearer token
@@ -261,6 +269,11 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
 		if err := c.waitPause(ctx, deadline); err != nil {
 			return nil, c.interrupted(ctx, op, err, lastErr)
+		}
+		if c.throttle != nil {
+			if err := c.throttle(ctx); err != nil {
+				return nil, c.interrupted(ctx, op, err, lastErr)
+			}
 		}
 		body, wait, err := c.try(ctx, deadline, op, u, token, cookie)
 		if err == nil {

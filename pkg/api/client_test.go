@@ -496,3 +496,24 @@ func TestCancelIsInterrupted(t *testing.T) {
 		t.Errorf("err = %v, exit %d", err, failure.ExitCode(err))
 	}
 }
+
+func TestThrottleGatesEveryTry(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(503)
+			return
+		}
+		fmt.Fprint(w, `{}`)
+	}))
+	defer srv.Close()
+	c, _ := newClient(t, srv.URL)
+	var waits atomic.Int32
+	c.SetThrottle(func(context.Context) error { waits.Add(1); return nil })
+	if _, err := c.Search(context.Background(), "x", 0); err != nil {
+		t.Fatal(err)
+	}
+	if waits.Load() != 2 {
+		t.Errorf("throttle waited %d times for 2 tries", waits.Load())
+	}
+}

@@ -64,9 +64,8 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var limiter *rate.Limiter
 	if p.rate > 0 {
-		limiter = rate.NewLimiter(rate.Limit(p.rate), 1)
+		p.client.SetThrottle(rate.NewLimiter(rate.Limit(p.rate), 1).Wait)
 	}
 	var wg sync.WaitGroup
 	for range p.concurrency {
@@ -74,7 +73,7 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				p.do(ctx, limiter, c)
+				p.do(ctx, c)
 			}
 		}()
 	}
@@ -272,14 +271,8 @@ func (p *pipeline) produce(ctx context.Context, lines <-chan line, queue chan<- 
 	}
 }
 
-func (p *pipeline) do(ctx context.Context, limiter *rate.Limiter, c *call) {
+func (p *pipeline) do(ctx context.Context, c *call) {
 	defer close(c.done)
-	if limiter != nil {
-		if err := limiter.Wait(ctx); err != nil {
-			c.err = &api.APIError{Op: api.OpSearch, Kind: failure.Interrupted, Message: "interrupted", Err: err}
-			return
-		}
-	}
 	if p.rawOnly {
 		c.resp, c.err = p.client.SearchRaw(ctx, c.value, p.limit)
 		return
