@@ -2,14 +2,16 @@
 package configcmd
 
 import (
-	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // NewCmd is `tilookup config`.
@@ -133,19 +135,20 @@ func forEdit(f *cmdutil.Factory) (*config.Config, error) {
 }
 
 func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
-	if format == "json" || format == "ndjson" {
+	if format != "table" && format != "" {
 		type entry struct {
 			Key    string `json:"key"`
 			Value  string `json:"value"`
 			Source string `json:"source"`
 		}
-		entries := make([]entry, 0, len(config.Keys))
+		w := cmdutil.NewListWriter(output.Format(strings.ToLower(format)), f.IO.Out, []string{"key", "value", "source"})
 		for _, k := range config.Keys {
-			entries = append(entries, entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)})
+			e := entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)}
+			if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {
+				return err
+			}
 		}
-		b, _ := json.Marshal(entries)
-		fmt.Fprintln(f.IO.Out, string(b))
-		return nil
+		return w.Close()
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, k := range config.Keys {
@@ -153,7 +156,8 @@ func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
 		if src != "" {
 			src = "(" + src + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, cfg.Get(k.Name), src)
+		// Values come from a file anyone may have edited: sanitized.
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(cfg.Get(k.Name)), src)
 	}
 	return tw.Flush()
 }

@@ -11,10 +11,16 @@ import (
 )
 
 type record struct {
-	Input string `json:"input"`
-	Value string `json:"value,omitempty"`
-	Type  string `json:"type,omitempty"`
-	Error string `json:"error,omitempty"`
+	Input string     `json:"input"`
+	Value string     `json:"value,omitempty"`
+	Type  string     `json:"type,omitempty"`
+	Error *errRecord `json:"error,omitempty"`
+}
+
+// errRecord has the shape of search's error records.
+type errRecord struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
 }
 
 // NewCmd is `tilookup detect`.
@@ -45,7 +51,7 @@ url, cve, email or unknown. Nothing is sent anywhere.`,
 						return err
 					}
 					code = max(code, failure.ExitCode(err))
-					rec = record{Input: in, Error: err.Error()}
+					rec = record{Input: in, Error: &errRecord{Kind: string(failure.KindOf(err)), Message: err.Error()}}
 				}
 				shown := rec.Value
 				if defang && err == nil {
@@ -54,7 +60,11 @@ url, cve, email or unknown. Nothing is sent anywhere.`,
 				if single && format == "json" {
 					return writeOne(f, rec)
 				}
-				if err := w.Write(rec, []string{in, shown, rec.Type + rec.Error}); err != nil {
+				status := rec.Type
+				if rec.Error != nil {
+					status = "error: " + rec.Error.Message
+				}
+				if err := w.Write(rec, []string{in, shown, status}); err != nil {
 					return err
 				}
 			}
