@@ -80,6 +80,11 @@ type Client struct {
 	mu    sync.Mutex
 	pause time.Time
 
+	// The request headers of each operation, built once and shared,
+	// read-only, by every request: net/http copies them before a redirect
+	// changes them.
+	searchHeader, eventsHeader http.Header
+
 	// throttle, when set, is waited on before every try, retries included,
 	// so that --rate bounds what the service sees, not only first tries.
 	throttle func(context.Context) error
@@ -127,6 +132,8 @@ func New(o Options, allowInsecure bool) (*Client, error) {
 		o.Transport = DefaultTransport(4)
 	}
 	c := &Client{opt: o, base: base, events: events}
+	c.searchHeader = requestHeader(o.UserAgent, o.Token, "")
+	c.eventsHeader = requestHeader(o.UserAgent, o.EventsToken, o.CookieName)
 	c.http = &http.Client{Transport: o.Transport, CheckRedirect: c.checkRedirect}
 	return c, nil
 }
@@ -199,7 +206,7 @@ func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error
 	u := *c.base
 	u.Path += searchPath
 	u.RawQuery = params.Encode()
-	return c.get(ctx, OpSearch, &u, c.opt.Token, "")
+	return c.get(ctx, OpSearch, &u, c.searchHeader)
 }
 
 // DecodeSearch reads a search response tolerantly: any field may be missing,
@@ -240,7 +247,7 @@ func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	u := *c.events
 	u.Path += eventsPath
-	body, err := c.get(ctx, OpEvents, &u, c.opt.EventsToken, c.opt.CookieName)
+	body, err := c.get(ctx, OpEvents, &u, c.eventsHeader)
 	if err != nil {
 		return nil, err
 	}
@@ -254,6 +261,21 @@ func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	return body, nil
 }
 
+// requestHeader is what every request of one operation sends: JSON wanted,
+// who asks, the bearer token, and for events the token as a cookie too.
+func requestHeader(userAgent, token, cookie string) http.Header {
+	h := http.Header{}
+	h.Set("Accept", "application/json")
+	if userAgent != "" {
+		h.Set("User-Agent", userAgent)
+	}
+	h.Set("Authorization", "Bearer "+token)
+	if cookie != "" {
+		h.Set("Cookie", (&http.Cookie{Name: cookie, Value: token}).String())
+	}
+	return h
+}
+
 // errDeadline is the cause of a request's context when the value's overall
 // deadline, not the per-request timeout, cut it short, told apart in
 // messages.
@@ -263,7 +285,7 @@ var errDeadline = errors.New("overall deadline passed")
 // deadline is a time, not a context: each try's one context carries
 // whichever of the timeout and the deadline comes first, which spares a
 // bulk run a second context and timer per value.
-func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie string) ([]byte, error) {
+func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Header) ([]byte, error) {
 	deadline := time.Now().Add(c.opt.Deadline)
 	var lastErr error
 	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
@@ -275,7 +297,7 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 				return nil, c.interrupted(ctx, op, err, lastErr)
 			}
 		}
-		body, wait, err := c.try(ctx, deadline, op, u, token, cookie)
+		body, wait, err := c.try(ctx, deadline, op, u, header)
 		if err == nil {
 			return body, nil
 		}
@@ -303,7 +325,7 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, token, cookie s
 
 // try makes one request. wait < 0 means the error is final; wait > 0 is the
 // server's Retry-After; 0 means retry with backoff.
-func (c *Client) try(parent context.Context, deadline time.Time, op string, u *url.URL, token, cookie string) ([]byte, time.Duration, error) {
+func (c *Client) try(parent context.Context, deadline time.Time, op string, u *url.URL, header http.Header) ([]byte, time.Duration, error) {
 	end, cause := time.Now().Add(c.opt.Timeout), error(nil)
 	if deadline.Before(end) {
 		end, cause = deadline, errDeadline
@@ -313,17 +335,9 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 	// Built from the URL already at hand: NewRequest would print and parse
 	// it again, on every value of a bulk run.
 	req := (&http.Request{
-		Method: http.MethodGet, URL: u, Host: u.Host, Header: make(http.Header, 4),
+		Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}).WithContext(ctx)
-	req.Header.Set("Accept", "application/json")
-	if c.opt.UserAgent != "" {
-		req.Header.Set("User-Agent", c.opt.UserAgent)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: cookie, Value: token})
-	}
 	start := time.Now()
 	c.logRequest(req)
 	resp, err := c.http.Do(req)
