@@ -32,6 +32,10 @@ type pipeline struct {
 	rawOnly bool
 }
 
+// idleDelay is how long the printer waits for the next record before it
+// flushes what it has written.
+const idleDelay = 10 * time.Millisecond
+
 // The answers kept for values repeated beyond the window.
 const (
 	recentEntries = 2048
@@ -90,11 +94,15 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 		readErr <- p.produce(ctx, lines, queue, work, &mu, inflight, cache)
 	}()
 
-	// While the next record is not ready, buffered output is flushed: at
-	// once, and again every second of a long wait (for the table, whose
-	// rows wait in batches).
+	// While the next record is not ready, buffered output is flushed: after
+	// a short wait (a reader of the stream sees each record within
+	// idleDelay; a fast run is not made to write record by record), and
+	// every second of a long one (for the table, whose rows wait in
+	// batches).
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	soon := time.NewTimer(idleDelay)
+	soon.Stop()
 	idle := func() {
 		if p.idle != nil {
 			p.idle()
@@ -106,11 +114,14 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 			return j, ok
 		default:
 		}
-		idle()
+		soon.Reset(idleDelay)
+		defer soon.Stop()
 		for {
 			select {
 			case j, ok := <-queue:
 				return j, ok
+			case <-soon.C:
+				idle()
 			case <-tick.C:
 				idle()
 			}
@@ -122,11 +133,14 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 			return
 		default:
 		}
-		idle()
+		soon.Reset(idleDelay)
+		defer soon.Stop()
 		for {
 			select {
 			case <-c.done:
 				return
+			case <-soon.C:
+				idle()
 			case <-tick.C:
 				idle()
 			}
