@@ -55,6 +55,7 @@ type extractor struct {
 	found []candidate // what the lines processed since the last merge hold
 	vals  []byte      // their normalized values, back to back
 
+	resume  int       // where scanning resumes after refang
 	scratch [2][]byte // refangLine's buffers
 	long    []byte    // cutLong's buffer
 }
@@ -72,39 +73,6 @@ func newExtractor(types []Type) *extractor {
 		e.want |= typeBit(t)
 	}
 	return e
-}
-
-// merger reports candidates it has not seen before, in the order it is
-// given them.
-type merger struct {
-	fn   func(Indicator) error
-	err  error
-	seen map[string]struct{} // normalized values reported
-}
-
-func newMerger(fn func(Indicator) error) *merger {
-	return &merger{fn: fn, seen: make(map[string]struct{})}
-}
-
-// merge reports e's new candidates and empties its lists. The look-up by
-// the bytes does not allocate: only a value reported for the first time
-// becomes a string.
-func (m *merger) merge(e *extractor) {
-	start := 0
-	for _, c := range e.found {
-		key := e.vals[start:c.end]
-		start = c.end
-		if m.err != nil {
-			break
-		}
-		if _, dup := m.seen[string(key)]; dup {
-			continue
-		}
-		v := string(key)
-		m.seen[v] = struct{}{}
-		m.err = m.fn(Indicator{Value: v, Type: c.typ})
-	}
-	e.found, e.vals = e.found[:0], e.vals[:0]
 }
 
 func typeBit(t Type) uint16 {
@@ -154,24 +122,28 @@ func (e *extractor) processLine(raw []byte) {
 	n := len(l)
 	done := 0 // l[:done] is dealt with
 	for i := 0; i < n; {
+		start := i // == done: l[start:i] holds no anchor below
 		if i = nextAnchor(l, i); i >= n {
 			break
 		}
+		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' {
+			// A word that ends a sentence ("report."): its token is the
+			// dot and the letters before it, short, with no digit, defang
+			// or other punctuation, so it is no candidate.
+			i++
+			done = i
+			continue
+		}
 		if !refanged && e.defangAt(i) {
-			// Start the line over, refanged; what was found before the
-			// defang is found again and dropped as a repeat.
-			e.l = refangLine(raw, &e.marks, &e.scratch)
-			l, n, refanged = e.l, len(e.l), true
-			i, done = 0, 0
+			l, n, refanged = e.refang(raw, done), len(e.l), true
+			i, done = e.resume, e.resume
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-			s, t := e.tokenAround(i, done)
-			defanged, worth := e.look(s, t, !refanged)
+			s, t, defanged, worth := e.scanToken(i, done, !refanged)
 			if defanged {
-				e.l = refangLine(raw, &e.marks, &e.scratch)
-				l, n, refanged = e.l, len(e.l), true
-				i, done = 0, 0
+				l, n, refanged = e.refang(raw, done), len(e.l), true
+				i, done = e.resume, e.resume
 				continue
 			}
 			if worth {
@@ -184,6 +156,43 @@ func (e *extractor) processLine(raw []byte) {
 		i++
 		done = i
 	}
+}
+
+// refang refangs the line once a defang is seen in it, when raw[:done] has
+// been dealt with, and sets e.resume to where scanning goes on in the
+// refanged line: the start of the token holding the first byte refang
+// changed, or of the one holding raw[done], whichever comes first. The
+// tokens before it are the same bytes in both lines (and hold no mark),
+// so scanning them again would only find what was found already.
+func (e *extractor) refang(raw []byte, done int) []byte {
+	e.l = refangLine(raw, &e.marks, &e.scratch)
+	p := min(done, commonPrefix(raw, e.l))
+	for _, m := range e.marks {
+		p = min(p, m)
+	}
+	// Back to just after a hard ASCII separator, where every token scan,
+	// whatever it started from, stops.
+	for p > 0 && (e.l[p-1] >= utf8.RuneSelf || class[e.l[p-1]]&cHard == 0) {
+		p--
+	}
+	e.resume = p
+	return e.l
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // defangAt tells whether l[i] starts something refang would rewrite; it
@@ -220,6 +229,79 @@ func (e *extractor) defangAt(i int) bool {
 		return i > 0 && i+3 < n && isWideStop(l[i], l[i+1], l[i+2]) && isAlnum(l[i-1]) && isAlnum(l[i+3])
 	}
 	return false
+}
+
+// tokenStop marks the bytes scanToken stops at: the hard separators, and
+// non-ASCII, which it leaves to tokenAround and look.
+var tokenStop = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= utf8.RuneSelf || class[c]&cHard != 0
+	}
+	return t
+}()
+
+// scanToken is tokenAround and look in one pass over the token holding
+// l[i], for the common case of an ASCII token; a token with other bytes
+// is passed on to them.
+func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth bool) {
+	l := e.l
+	var seen uint8
+	puncts := 0
+	s = i
+	for s > from {
+		c := l[s-1]
+		if tokenStop[c] {
+			if c >= utf8.RuneSelf {
+				return e.slowToken(i, from, askDefang)
+			}
+			break
+		}
+		k := class[c]
+		seen |= k
+		puncts += int(k / cPunct) // 1 for a punct: cPunct is the top bit
+		s--
+	}
+	t = i
+	for t < len(l) {
+		c := l[t]
+		if tokenStop[c] {
+			if c >= utf8.RuneSelf {
+				return e.slowToken(i, from, askDefang)
+			}
+			break
+		}
+		k := class[c]
+		seen |= k
+		puncts += int(k / cPunct)
+		t++
+	}
+	if askDefang {
+		// A dot only starts a defang after a space (" . "), and inside a
+		// token it has none before it but at its start.
+		if seen&cTrigger != 0 {
+			for j := s; j < t; j++ {
+				if class[l[j]]&cTrigger != 0 && e.defangAt(j) {
+					return s, t, true, false
+				}
+			}
+		}
+		if s < t && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
+			return s, t, true, false
+		}
+	}
+	if t-s >= 32 {
+		return s, t, false, true
+	}
+	if seen&cPunct != 0 && !(puncts == 1 && class[l[t-1]]&cPunct != 0) {
+		return s, t, false, true
+	}
+	return s, t, false, t-s >= 13 && seen&cDigit != 0
+}
+
+func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth bool) {
+	s, t = e.tokenAround(i, from)
+	defanged, worth = e.look(s, t, askDefang)
+	return s, t, defanged, worth
 }
 
 // tokenAround returns the token holding l[i], not reaching back before
@@ -736,6 +818,13 @@ func (e *extractor) emit(a, b int, t Type) {
 	raw := e.l[a:b]
 	start := len(e.vals)
 	e.vals = append(e.vals, raw...)
+	if t == URL {
+		if n, ok := normalizeURLBytes(e.vals[start:]); ok {
+			e.vals = e.vals[:start+n]
+			e.found = append(e.found, candidate{typ: t, end: len(e.vals)})
+			return
+		}
+	}
 	if !normalizeASCII(e.vals[start:], t) {
 		v := Normalize(string(raw), t)
 		if t == URL && strings.Contains(v, "&amp;") {
@@ -773,4 +862,51 @@ func normalizeASCII(k []byte, t Type) bool {
 		return true
 	}
 	return false
+}
+
+// normalizeURLBytes is Normalize for a URL found in free text, in place,
+// with "&amp;" read as '&': it lower-cases an ASCII scheme and host and
+// returns the new length. It reports false for what needs the general path
+// (an IPv6 or non-ASCII host, a URL splitURL refuses); k may then be partly
+// rewritten.
+func normalizeURLBytes(k []byte) (int, bool) {
+	p, ok := splitURL(k)
+	if !ok || p.hostEnd > p.host && k[p.host] == '[' {
+		return 0, false
+	}
+	if p.scheme > 0 && !lowerASCII(k[:p.scheme]) || !lowerASCII(k[p.host:p.hostEnd]) {
+		return 0, false
+	}
+	n := len(k)
+	if i := bytes.Index(k, ampEntity); i >= 0 {
+		// Copied out of HTML: every "&amp;" is '&'.
+		w := i
+		for i < len(k) {
+			if bytes.HasPrefix(k[i:], ampEntity) {
+				k[w] = '&'
+				w++
+				i += len(ampEntity)
+				continue
+			}
+			k[w] = k[i]
+			w++
+			i++
+		}
+		n = w
+	}
+	return n, true
+}
+
+var ampEntity = []byte("&amp;")
+
+// lowerASCII lower-cases b in place and reports true when it is all ASCII;
+// otherwise it reports false, and b may be partly lower-cased.
+func lowerASCII(b []byte) bool {
+	for i, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		b[i] = lower(c)
+	}
+	return true
 }
