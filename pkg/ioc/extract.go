@@ -140,14 +140,18 @@ func (e *extractor) processLine(raw []byte) {
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-			s, t, defanged, worth := e.scanToken(i, done, !refanged)
+			s, t, defanged, worth, label := e.scanToken(i, done, !refanged)
 			if defanged {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
 				continue
 			}
 			if worth {
-				e.token(s, t)
+				if label {
+					e.labelWord(s, t)
+				} else {
+					e.token(s, t)
+				}
 			}
 			if t > i {
 				i = t - 1
@@ -231,77 +235,103 @@ func (e *extractor) defangAt(i int) bool {
 	return false
 }
 
-// tokenStop marks the bytes scanToken stops at: the hard separators, and
-// non-ASCII, which it leaves to tokenAround and look.
-var tokenStop = func() (t [256]bool) {
+// Bits of scanClass, what scanToken gathers about a token in one lookup
+// per byte.
+const (
+	sStop    = 1 << iota // a hard separator, or non-ASCII, which it leaves to tokenAround and look
+	sDigit               // 0-9
+	sTrigger             // cTrigger
+	sOther               // not a letter, digit, '.', '-' or '_'
+	sPunct   = 1 << 7    // cPunct; the top bit, so that k/sPunct counts them
+)
+
+var scanClass = func() (t [256]uint8) {
 	for c := range 256 {
-		t[c] = c >= utf8.RuneSelf || class[c]&cHard != 0
+		k := class[c]
+		if c >= utf8.RuneSelf || k&cHard != 0 {
+			t[c] |= sStop
+		}
+		if k&cDigit != 0 {
+			t[c] |= sDigit
+		}
+		if k&cTrigger != 0 {
+			t[c] |= sTrigger
+		}
+		if k&cLabel == 0 && c != '.' {
+			t[c] |= sOther
+		}
+		if k&cPunct != 0 {
+			t[c] |= sPunct
+		}
 	}
 	return t
 }()
 
 // scanToken is tokenAround and look in one pass over the token holding
 // l[i], for the common case of an ASCII token; a token with other bytes
-// is passed on to them.
-func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth bool) {
+// is passed on to them. label tells that the token is made of letters,
+// digits, '.', '-' and '_' only (an ASCII token that is worth a look).
+func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
 	l := e.l
 	var seen uint8
 	puncts := 0
 	s = i
 	for s > from {
 		c := l[s-1]
-		if tokenStop[c] {
+		k := scanClass[c]
+		if k&sStop != 0 {
 			if c >= utf8.RuneSelf {
 				return e.slowToken(i, from, askDefang)
 			}
 			break
 		}
-		k := class[c]
 		seen |= k
-		puncts += int(k / cPunct) // 1 for a punct: cPunct is the top bit
+		puncts += int(k / sPunct) // 1 for a punct: sPunct is the top bit
 		s--
 	}
 	t = i
 	for t < len(l) {
 		c := l[t]
-		if tokenStop[c] {
+		k := scanClass[c]
+		if k&sStop != 0 {
 			if c >= utf8.RuneSelf {
 				return e.slowToken(i, from, askDefang)
 			}
 			break
 		}
-		k := class[c]
 		seen |= k
-		puncts += int(k / cPunct)
+		puncts += int(k / sPunct)
 		t++
 	}
 	if askDefang {
 		// A dot only starts a defang after a space (" . "), and inside a
 		// token it has none before it but at its start.
-		if seen&cTrigger != 0 {
+		// processLine has asked already about l[i].
+		if seen&sTrigger != 0 {
 			for j := s; j < t; j++ {
-				if class[l[j]]&cTrigger != 0 && e.defangAt(j) {
-					return s, t, true, false
+				if class[l[j]]&cTrigger != 0 && j != i && e.defangAt(j) {
+					return s, t, true, false, false
 				}
 			}
 		}
-		if s < t && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
-			return s, t, true, false
+		if s < t && s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
+			return s, t, true, false, false
 		}
 	}
+	label = seen&sOther == 0
 	if t-s >= 32 {
-		return s, t, false, true
+		return s, t, false, true, label
 	}
-	if seen&cPunct != 0 && !(puncts == 1 && class[l[t-1]]&cPunct != 0) {
-		return s, t, false, true
+	if seen&sPunct != 0 && !(puncts == 1 && class[l[t-1]]&cPunct != 0) {
+		return s, t, false, true, label
 	}
-	return s, t, false, t-s >= 13 && seen&cDigit != 0
+	return s, t, false, t-s >= 13 && seen&sDigit != 0, label
 }
 
-func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth bool) {
+func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
 	s, t = e.tokenAround(i, from)
 	defanged, worth = e.look(s, t, askDefang)
-	return s, t, defanged, worth
+	return s, t, defanged, worth, false
 }
 
 // tokenAround returns the token holding l[i], not reaching back before
@@ -500,6 +530,30 @@ func (e *extractor) plain(a, b int) {
 		}
 		i = e.word(i, j, b)
 	}
+}
+
+// labelWord is token for a token made of ASCII letters, digits, '.', '-'
+// and '_' only (most words of prose that reach token: invoice.pdf, e.g.,
+// 2.1.0, digests): it holds no scheme and is one word, which word would
+// trim of its leading and trailing punctuation and classify by its dots.
+func (e *extractor) labelWord(ws, end int) {
+	l := e.l
+	for ws < end && !isAlnum(l[ws]) {
+		ws++
+	}
+	for end > ws && !isAlnum(l[end-1]) {
+		end--
+	}
+	if end <= ws {
+		return
+	}
+	for k := ws; k < end; k++ {
+		if l[k] == '.' {
+			e.dottedWord(ws, end)
+			return
+		}
+	}
+	e.hashOrCVE(ws, end)
 }
 
 // word classifies l[ws:we] and returns where scanning goes on: past we when

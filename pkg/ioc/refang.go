@@ -1,5 +1,7 @@
 package ioc
 
+import "math/bits"
+
 // Refanging is done by two passes over the text, repeated until neither
 // changes anything (which also makes Refang idempotent, whatever nesting a
 // writer came up with):
@@ -153,9 +155,7 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 		// dot: the space before it is looked at here unless an earlier
 		// rewrite consumed it (i is then past it).
 		from := i
-		for i < n && !sepStart[s[i]] {
-			i++
-		}
+		i = nextSepStart(s, i)
 		if i >= n {
 			break
 		}
@@ -205,13 +205,43 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 }
 
 // sepStart marks the bytes the separator pass stops at: the defang
-// triggers, and '.' for " . ".
+// triggers but ':' (the scheme pass's), and '.' for " . ".
 var sepStart = func() (t [256]bool) {
 	for c := range 256 {
-		t[c] = class[c]&cTrigger != 0 || c == '.'
+		t[c] = class[c]&cTrigger != 0 && c != ':' || c == '.'
 	}
 	return t
 }()
+
+// nextSepStart returns the index of the first byte in s at or after i that
+// sepStart marks, or len(s). Like nextAnchor, it looks at eight bytes at a
+// time for a superset of them: ( . [ \ ] { and non-ASCII.
+func nextSepStart[T string | []byte](s T, i int) int {
+	const ones = 0x0101010101010101
+	const high = 0x8080808080808080
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// See nextAnchor: a range test for each of ( . [-] {.
+		h := x | high
+		m := (h-0x28*ones)&^(h-0x29*ones) | (h-0x2e*ones)&^(h-0x2f*ones) |
+			(h-0x5b*ones)&^(h-0x5e*ones) | (h-0x7b*ones)&^(h-0x7c*ones) | x
+		m &= high
+		if m == 0 {
+			i += 8
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)>>3
+		if sepStart[s[j]] {
+			return j
+		}
+		i = j + 1
+	}
+	for i < len(s) && !sepStart[s[i]] {
+		i++
+	}
+	return i
+}
 
 func isWideStop(a, b, c byte) bool {
 	return (a == 0xe3 && b == 0x80 && c == 0x82) || // U+3002 ideographic full stop
