@@ -16,9 +16,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -88,7 +90,24 @@ type Client struct {
 	// throttle, when set, is waited on before every try, retries included,
 	// so that --rate bounds what the service sees, not only first tries.
 	throttle func(context.Context) error
+
+	// timeoutCtx is the context the tries of the moment share: see
+	// tryContext.
+	timeoutCtx atomic.Pointer[sharedTimeout]
 }
+
+// sharedTimeout is a context ending a little after Timeout from when it
+// was made, shared by the tries started soon after with the same parent.
+type sharedTimeout struct {
+	parent context.Context
+	ctx    context.Context
+	end    time.Time
+	cancel context.CancelFunc // never called: the context ends at end
+}
+
+// timeoutSlack is the share of Timeout by which a try's timeout may run
+// late, so that tries started within it share one context and timer.
+const timeoutSlack = 32
 
 // SetThrottle sets a wait taken before every request (a rate limiter's
 // Wait). Call it before the client is used.
@@ -199,13 +218,15 @@ func (c *Client) SearchRaw(ctx context.Context, q string, limit int) (*SearchRes
 }
 
 func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error) {
-	params := url.Values{"q": {q}}
+	// What url.Values{"q", "limit"}.Encode() gives (keys sorted), without
+	// a map and a sort per value.
+	query := "q=" + url.QueryEscape(q)
 	if limit > 0 {
-		params.Set("limit", strconv.Itoa(limit))
+		query = "limit=" + strconv.Itoa(limit) + "&" + query
 	}
 	u := *c.base
 	u.Path += searchPath
-	u.RawQuery = params.Encode()
+	u.RawQuery = query
 	return c.get(ctx, OpSearch, &u, c.searchHeader)
 }
 
@@ -326,12 +347,10 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Hea
 // try makes one request. wait < 0 means the error is final; wait > 0 is the
 // server's Retry-After; 0 means retry with backoff.
 func (c *Client) try(parent context.Context, deadline time.Time, op string, u *url.URL, header http.Header) ([]byte, time.Duration, error) {
-	end, cause := time.Now().Add(c.opt.Timeout), error(nil)
-	if deadline.Before(end) {
-		end, cause = deadline, errDeadline
+	ctx, cancel := c.tryContext(parent, deadline)
+	if cancel != nil {
+		defer cancel()
 	}
-	ctx, cancel := context.WithDeadlineCause(parent, end, cause)
-	defer cancel()
 	// Built from the URL already at hand: NewRequest would print and parse
 	// it again, on every value of a bulk run.
 	req := (&http.Request{
@@ -389,6 +408,31 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 		return nil, 0, e
 	}
 	return nil, -1, e
+}
+
+// tryContext is the context of one try: it ends after Timeout, or at the
+// value's deadline (with errDeadline as its cause) when that comes first.
+// A try that the deadline does not cut short shares the context of the
+// tries started in the same Timeout/timeoutSlack: its timeout may run
+// that much late, but a bulk run is spared a context, a timer and the
+// parent's bookkeeping for every request.
+func (c *Client) tryContext(parent context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	now := time.Now()
+	end := now.Add(c.opt.Timeout)
+	if deadline.Before(end) {
+		return context.WithDeadlineCause(parent, deadline, errDeadline)
+	}
+	if s := c.timeoutCtx.Load(); s != nil && s.parent == parent && !s.end.Before(end) {
+		return s.ctx, nil
+	}
+	late := end.Add(c.opt.Timeout / timeoutSlack)
+	if deadline.Before(late) || !reflect.TypeOf(parent).Comparable() {
+		return context.WithDeadline(parent, end)
+	}
+	s := &sharedTimeout{parent: parent, end: late}
+	s.ctx, s.cancel = context.WithDeadline(parent, s.end)
+	c.timeoutCtx.Store(s)
+	return s.ctx, nil
 }
 
 var errTooLarge = errors.New("response too large")

@@ -82,6 +82,13 @@ func (in *inputs) next() (input, bool, error) {
 	}
 }
 
+// ready reports whether next would return without a read that could
+// block: the current stream holds the next value whole in its buffer.
+// It may say false when next would not block; never true when it would.
+func (in *inputs) ready() bool {
+	return in.cur != nil && in.cur.ready()
+}
+
 func (in *inputs) closeCurrent() {
 	if in.closer != nil {
 		in.closer.Close()
@@ -128,6 +135,26 @@ func (l *lineReader) next() (input, bool, error) {
 			continue
 		}
 		return input{text: text}, true, nil
+	}
+}
+
+// ready reports whether the buffer holds, past any lines next would skip,
+// a whole line that next would return.
+func (l *lineReader) ready() bool {
+	if l.first {
+		return false
+	}
+	buf, _ := l.r.Peek(l.r.Buffered()) // no read: never more than is buffered
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return false
+		}
+		text := bytes.TrimSpace(buf[:i])
+		if len(text) > 0 && text[0] != '#' {
+			return true
+		}
+		buf = buf[i+1:]
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -43,12 +44,13 @@ const (
 )
 
 // call is one request; identical values inside the window share it.
+// resp and err are set before done, and read only once done is seen.
 type call struct {
 	value string
-	done  chan struct{}
 	resp  *api.SearchResponse
 	err   error
-	refs  int
+	refs  int // guarded by the pipeline's mutex
+	done  atomic.Bool
 }
 
 // job is one input line and the call that answers it (nil when the value
@@ -58,12 +60,40 @@ type job struct {
 	value string
 	call  *call
 	err   error
+	// own is the call of a value not in flight yet, allocated with its
+	// job: one allocation per value instead of two.
+	own call
+}
+
+// waker tells the printer that the call it waits for is done, without a
+// channel per call: the printer names the call it waits for, and only the
+// worker finishing that call signals.
+type waker struct {
+	waiting atomic.Pointer[call]
+	ch      chan struct{} // capacity 1; a stale signal only causes a recheck
+}
+
+// finish marks c done and wakes the printer if it waits for c. The store
+// to done comes before the load of waiting, and the printer stores waiting
+// before it loads done, so one of the two always sees the other.
+func (w *waker) finish(c *call) {
+	c.done.Store(true)
+	if w.waiting.Load() == c {
+		select {
+		case w.ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record) error) error {
 	window := max(4*p.concurrency, 16)
 	queue := make(chan *job, window)
-	work := make(chan *call)
+	// Every call in work belongs to a job in queue or being printed, so a
+	// buffer the size of the window adds nothing to what the window holds;
+	// it spares the producer a hand-off to an idle worker per value.
+	work := make(chan *call, window)
+	wake := &waker{ch: make(chan struct{}, 1)}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -78,6 +108,7 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 			defer wg.Done()
 			for c := range work {
 				p.do(ctx, c)
+				wake.finish(c)
 			}
 		}()
 	}
@@ -91,7 +122,7 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 	go func() {
 		defer close(queue)
 		defer close(work)
-		readErr <- p.produce(ctx, lines, queue, work, &mu, inflight, cache)
+		readErr <- p.produce(ctx, lines, queue, work, wake, &mu, inflight, cache)
 	}()
 
 	// While the next record is not ready, buffered output is flushed: after
@@ -128,17 +159,19 @@ func (p *pipeline) run(ctx context.Context, in *inputs, emit func(output.Record)
 		}
 	}
 	await := func(c *call) {
-		select {
-		case <-c.done:
+		if c.done.Load() {
 			return
-		default:
+		}
+		wake.waiting.Store(c)
+		defer wake.waiting.Store(nil)
+		if c.done.Load() {
+			return
 		}
 		soon.Reset(idleDelay)
 		defer soon.Stop()
-		for {
+		for !c.done.Load() {
 			select {
-			case <-c.done:
-				return
+			case <-wake.ch:
 			case <-soon.C:
 				idle()
 			case <-tick.C:
@@ -201,27 +234,47 @@ type line struct {
 	err error
 }
 
+// lineBatch is how many lines the reader hands over at most at once.
+const lineBatch = 64
+
 // readLines reads the inputs on a goroutine of its own, a little ahead of
 // the pipeline, so that a cancel never waits for a read that may not come
 // (a terminal, or a pipe whose writer is idle). That goroutine closes the
 // input files when it ends; one blocked on stdin ends with the process.
-func readLines(ctx context.Context, in *inputs) <-chan line {
-	ch := make(chan line, 64)
+// Lines go over in batches of those already buffered: a batch is sent
+// before any read that could block, so that no value waits for the next.
+func readLines(ctx context.Context, in *inputs) <-chan []line {
+	ch := make(chan []line, 1)
 	go func() {
 		defer close(ch)
 		defer in.close()
+		var batch []line
+		send := func() bool {
+			if len(batch) == 0 {
+				return true
+			}
+			select {
+			case ch <- batch:
+			case <-ctx.Done():
+				return false
+			}
+			batch = nil
+			return true
+		}
 		for {
 			l, ok, err := in.next()
 			if err == nil && !ok {
+				send()
 				return
 			}
-			select {
-			case ch <- line{in: l, err: err}:
-			case <-ctx.Done():
-				return
+			if batch == nil {
+				batch = make([]line, 0, lineBatch)
 			}
-			if err != nil {
-				return
+			batch = append(batch, line{in: l, err: err})
+			if err != nil || len(batch) == lineBatch || !in.ready() {
+				if !send() || err != nil {
+					return
+				}
 			}
 		}
 	}()
@@ -230,63 +283,80 @@ func readLines(ctx context.Context, in *inputs) <-chan line {
 
 // produce prepares each value read and queues it in order; a new value is
 // also handed to the workers, a duplicate in the window is not.
-func (p *pipeline) produce(ctx context.Context, lines <-chan line, queue chan<- *job, work chan<- *call, mu *sync.Mutex, inflight map[string]*call, cache *recent) error {
+func (p *pipeline) produce(ctx context.Context, lines <-chan []line, queue chan<- *job, work chan<- *call, wake *waker, mu *sync.Mutex, inflight map[string]*call, cache *recent) error {
 	for {
-		var l line
+		var batch []line
 		var more bool
 		select {
-		case l, more = <-lines:
+		case batch, more = <-lines:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		if !more {
 			return nil
 		}
-		if l.err != nil {
-			return l.err
-		}
-		line := l.in
-		j := &job{in: line, err: line.err}
-		if j.err == nil {
-			j.value, _, j.err = ioc.Prepare(line.text, p.refang)
-		}
-		var fresh *call
-		if j.err == nil {
-			mu.Lock()
-			c, dup := inflight[j.value]
-			if !dup {
-				c = &call{value: j.value, done: make(chan struct{})}
-				if resp, ok := cache.get(j.value); ok {
-					c.resp = resp
-					close(c.done)
-				} else {
-					fresh = c
-				}
-				inflight[j.value] = c
+		for _, l := range batch {
+			if l.err != nil {
+				return l.err
 			}
-			c.refs++
-			j.call = c
-			mu.Unlock()
-		}
-		select {
-		case queue <- j:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if fresh != nil {
-			select {
-			case work <- fresh:
-			case <-ctx.Done():
-				fresh.err = &api.APIError{Op: api.OpSearch, Kind: failure.Interrupted, Message: "interrupted"}
-				close(fresh.done)
-				return ctx.Err()
+			if err := p.produceOne(ctx, l.in, queue, work, wake, mu, inflight, cache); err != nil {
+				return err
 			}
 		}
 	}
 }
 
+func (p *pipeline) produceOne(ctx context.Context, line input, queue chan<- *job, work chan<- *call, wake *waker, mu *sync.Mutex, inflight map[string]*call, cache *recent) error {
+	j := &job{in: line, err: line.err}
+	if j.err == nil {
+		j.value, _, j.err = ioc.Prepare(line.text, p.refang)
+	}
+	var fresh *call
+	if j.err == nil {
+		mu.Lock()
+		c, dup := inflight[j.value]
+		if !dup {
+			c = &j.own
+			c.value = j.value
+			if resp, ok := cache.get(j.value); ok {
+				c.resp = resp
+				c.done.Store(true) // before the job is queued: no one waits yet
+			} else {
+				fresh = c
+			}
+			inflight[j.value] = c
+		}
+		c.refs++
+		j.call = c
+		mu.Unlock()
+	}
+	// A plain send while there is room; the select with ctx only when full.
+	select {
+	case queue <- j:
+	default:
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if fresh != nil {
+		select {
+		case work <- fresh:
+		default:
+			select {
+			case work <- fresh:
+			case <-ctx.Done():
+				fresh.err = &api.APIError{Op: api.OpSearch, Kind: failure.Interrupted, Message: "interrupted"}
+				wake.finish(fresh)
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
 func (p *pipeline) do(ctx context.Context, c *call) {
-	defer close(c.done)
 	if p.rawOnly {
 		c.resp, c.err = p.client.SearchRaw(ctx, c.value, p.limit)
 		return
