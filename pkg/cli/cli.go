@@ -49,7 +49,7 @@ func reportError(w io.Writer, err error) int {
 	if errors.As(err, &silent) {
 		return silent.Code
 	}
-	msg := oneLine(err.Error())
+	msg := sanitize.Line(err.Error())
 	// The pointer to --help is for mistakes on the command line only.
 	if failure.KindOf(err) == failure.Usage && !strings.Contains(msg, "--help") {
 		msg += " (see 'tilookup --help')"
@@ -60,12 +60,6 @@ func reportError(w io.Writer, err error) int {
 		return raised.Code
 	}
 	return failure.ExitCode(err)
-}
-
-// oneLine keeps an error message to a single sanitized line.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return sanitize.String(s)
 }
 
 // interruptContext ends on the first SIGINT or SIGTERM; a second one exits

@@ -7,7 +7,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -228,9 +227,6 @@ func (c *Config) Source(name string) string {
 	return ""
 }
 
-// File returns the config file path in use.
-func (c *Config) File() string { return c.path }
-
 // Profile returns the selected profile's name, or "".
 func (c *Config) Profile() string { return c.profile }
 
@@ -403,8 +399,5 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-// String shows a value for `config get/list`.
-func (c *Config) String() string { return fmt.Sprintf("config(%s)", c.path) }
 
 type yamlNode = yaml.Node

@@ -14,6 +14,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // ServiceName is the keyring service every tilookup entry is stored under;
@@ -217,17 +218,7 @@ func dbusErrorName(err error) string {
 }
 
 // oneLine makes a provider's text fit the one-line error rule.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
+func oneLine(s string, max int) string { return sanitize.Truncate(sanitize.Line(s), max) }
 
 // call runs one keyring operation under the timeout. The goroutine of a call
 // that never returns is abandoned: go-keyring offers no way to cancel a D-Bus

@@ -15,11 +15,11 @@ import (
 func compileJQ(expr string) (*gojq.Code, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, failure.New(failure.Usage, "invalid --jq expression: %s", oneLine(err.Error()))
+		return nil, failure.New(failure.Usage, "invalid --jq expression: %s", sanitize.Line(err.Error()))
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, failure.New(failure.Usage, "invalid --jq expression: %s", oneLine(err.Error()))
+		return nil, failure.New(failure.Usage, "invalid --jq expression: %s", sanitize.Line(err.Error()))
 	}
 	return code, nil
 }
@@ -104,7 +104,7 @@ func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 			if _, werr := opts.Out.Write(buf.Bytes()); werr != nil {
 				return writeErr(werr)
 			}
-			return &RecordError{Err: failure.New(failure.Usage, "--jq: %s", sanitize.String(oneLine(err.Error())))}
+			return &RecordError{Err: failure.New(failure.Usage, "--jq: %s", sanitize.Line(err.Error()))}
 		}
 		if s, isStr := out.(string); isStr {
 			if opts.TTY {
@@ -114,7 +114,7 @@ func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 		} else {
 			b, err := gojq.Marshal(out)
 			if err != nil {
-				return failure.New(failure.Usage, "--jq: %s", oneLine(err.Error()))
+				return failure.New(failure.Usage, "--jq: %s", sanitize.Line(err.Error()))
 			}
 			if opts.TTY {
 				var ind bytes.Buffer

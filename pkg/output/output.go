@@ -178,14 +178,6 @@ func httpStatus(err error) int {
 	return 0
 }
 
-// oneLine folds a message onto one line, for errors printed on stderr.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
 func writeErr(err error) error {
 	if err == nil {
 		return nil

@@ -320,3 +320,10 @@ func appendUEscape(out []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
 	return append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
+
+// Line folds s onto one sanitized line: runs of white space (newlines
+// included) become one space. Every error message printed on stderr goes
+// through it, so that one failure is one line.
+func Line(s string) string {
+	return String(strings.Join(strings.Fields(s), " "))
+}

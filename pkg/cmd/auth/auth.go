@@ -15,6 +15,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // maxTokenInput bounds what --with-token reads from stdin.
@@ -328,4 +329,4 @@ func describeSource(src credentials.Source) string {
 	return string(src)
 }
 
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+func oneLine(err error) string { return sanitize.Line(err.Error()) }
