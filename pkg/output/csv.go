@@ -63,10 +63,7 @@ func (p *csvPrinter) Add(r Record) error {
 	row[0] = defang(r.query())
 	if r.Err != nil {
 		row[11] = r.Err.Error()
-		if err := p.write(row); err != nil {
-			return err
-		}
-		return p.flush()
+		return p.write(row)
 	}
 	resp := r.Resp
 	if resp == nil {
@@ -85,7 +82,7 @@ func (p *csvPrinter) Add(r Record) error {
 			return err
 		}
 	}
-	return p.flush()
+	return nil
 }
 
 // write writes one row, neutralising formula cells in a copy so that row
@@ -116,7 +113,7 @@ func (o Options) csvCells(row []string) []string {
 	return out
 }
 
-func (p *csvPrinter) flush() error {
+func (p *csvPrinter) Flush() error {
 	p.w.Flush()
 	if err := p.w.Error(); err != nil {
 		return writeErr(err)
@@ -128,7 +125,7 @@ func (p *csvPrinter) Close() error {
 	if err := p.header(); err != nil {
 		return writeErr(err)
 	}
-	return p.flush()
+	return p.Flush()
 }
 
 // neutralizeCSV keeps a spreadsheet from reading a cell as a formula.

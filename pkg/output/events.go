@@ -28,6 +28,13 @@ import (
 // --jq runs on the payload and replaces the format. A body that is not JSON
 // is an error of kind failure.Decode.
 func PrintEvents(opts Options, raw []byte) error {
+	if err := renderEvents(opts, raw); err != nil {
+		return err
+	}
+	return writeErr(flush(opts.Out))
+}
+
+func renderEvents(opts Options, raw []byte) error {
 	if opts.Out == nil {
 		return errors.New("output: no writer")
 	}
@@ -68,10 +75,8 @@ func PrintEvents(opts Options, raw []byte) error {
 		if err := eventsTable(opts, &b, v); err != nil {
 			return err
 		}
-		if _, err := opts.Out.Write(b.Bytes()); err != nil {
-			return writeErr(err)
-		}
-		return writeErr(flush(opts.Out))
+		_, err = opts.Out.Write(b.Bytes())
+		return writeErr(err)
 	}
 	_, err := ParseFormat(string(opts.Format))
 	return err

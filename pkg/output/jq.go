@@ -58,7 +58,8 @@ func (p *jqPrinter) Add(r Record) error {
 	return runJQ(p.opts, p.code, v, &p.buf)
 }
 
-func (p *jqPrinter) Close() error { return writeErr(flush(p.opts.Out)) }
+func (p *jqPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *jqPrinter) Close() error { return p.Flush() }
 
 // errorRecordValue is the error record as gojq's input types.
 func errorRecordValue(r Record) any {
@@ -86,7 +87,7 @@ func decodeJSONValue(doc []byte) (any, error) {
 	return v, nil
 }
 
-// runJQ runs code on v and writes each result, then flushes.
+// runJQ runs code on v and writes each result.
 func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 	buf.Reset()
 	iter := code.Run(v)
@@ -127,8 +128,6 @@ func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 		}
 		buf.WriteByte('\n')
 	}
-	if _, err := opts.Out.Write(buf.Bytes()); err != nil {
-		return writeErr(err)
-	}
-	return writeErr(flush(opts.Out))
+	_, err := opts.Out.Write(buf.Bytes())
+	return writeErr(err)
 }

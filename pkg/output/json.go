@@ -92,6 +92,8 @@ func (p *jsonPrinter) Add(r Record) error {
 	return writeJSON(p.opts, p.buf.Bytes())
 }
 
+func (p *jsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+
 func (p *jsonPrinter) Close() error {
 	if p.multi {
 		s := "\n]\n"
@@ -121,15 +123,13 @@ func formatJSON(b *bytes.Buffer, doc []byte, indent, inArray bool) error {
 }
 
 // writeJSON writes JSON text, escaping what a terminal could interpret when
-// the output is one, and flushes.
+// the output is one.
 func writeJSON(opts Options, b []byte) error {
 	if opts.TTY {
 		b = sanitize.JSON(b)
 	}
-	if _, err := opts.Out.Write(b); err != nil {
-		return writeErr(err)
-	}
-	return writeErr(flush(opts.Out))
+	_, err := opts.Out.Write(b)
+	return writeErr(err)
 }
 
 type ndjsonPrinter struct {
@@ -150,4 +150,5 @@ func (p *ndjsonPrinter) Add(r Record) error {
 	return writeJSON(p.opts, p.buf.Bytes())
 }
 
-func (p *ndjsonPrinter) Close() error { return writeErr(flush(p.opts.Out)) }
+func (p *ndjsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *ndjsonPrinter) Close() error { return p.Flush() }

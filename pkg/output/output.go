@@ -8,14 +8,19 @@
 //     compact when piped. With several values, a JSON array written element by
 //     element, never held in memory; piped, each element sits on its own line
 //     between "[" and "]", which is still one valid JSON document.
-//   - ndjson: one compact object per value and per line, flushed line by line.
-//     Output is flushed after each record (after each batch for the table of
-//     several values) when Out has a
-//     Flush method (a bufio.Writer), so a stream shows as it goes.
+//   - ndjson: one compact object per value and per line.
 //   - csv: see csvColumns (unexported; its doc comment gives the columns and
 //     the formula-injection rule).
 //   - table: see NewSearchPrinter. All server text goes through
 //     sanitize.String.
+//
+// Flushing: a printer owns it. Add writes a record to Out (a printer may
+// hold a little back, see SearchPrinter.Flush) but never flushes Out, so a
+// fast stream costs one write system call per buffer, not per record. Flush
+// writes whatever the printer holds and then flushes Out when Out has a Flush
+// method (a bufio.Writer); the caller calls it when the next record is not
+// ready yet, so a slow stream shows each record as it comes. Close flushes
+// too. PrintEvents, which prints one document, flushes when done.
 //
 // Piped output carries the server's bytes exactly. On a terminal (TTY), json
 // and ndjson write the characters a terminal would interpret (DEL, C1
@@ -107,6 +112,9 @@ type SearchPrinter interface {
 	// Add prints one record. It is called once per input value, in input
 	// order, and keeps no more than a bounded amount of state.
 	Add(r Record) error
+	// Flush writes whatever the printer holds back, then flushes Out when it
+	// has a Flush method. Call it when the next record is not ready yet.
+	Flush() error
 	// Close writes whatever closes the output (the "]" of a JSON array, the
 	// last rows of a table) and flushes.
 	Close() error

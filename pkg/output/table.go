@@ -213,13 +213,12 @@ func (p *tablePrinter) Add(r Record) error {
 }
 
 func (p *tablePrinter) write() error {
-	if _, err := p.opts.Out.Write(p.buf.Bytes()); err != nil {
-		return writeErr(err)
-	}
-	return writeErr(flush(p.opts.Out))
+	_, err := p.opts.Out.Write(p.buf.Bytes())
+	return writeErr(err)
 }
 
-func (p *tablePrinter) Close() error { return writeErr(flush(p.opts.Out)) }
+func (p *tablePrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *tablePrinter) Close() error { return p.Flush() }
 
 // writeFields writes "Key:  value" lines with the values aligned.
 func writeFields(o Options, b *bytes.Buffer, fields [][2]string) {
@@ -407,13 +406,16 @@ func (p *summaryPrinter) Add(r Record) error {
 	return nil
 }
 
-// Flush writes the rows held back once they have waited a second: a stream
-// that stalls still shows what it has, and a quick run stays one table.
+// Flush writes the rows held back once they have waited a second (a stream
+// that stalls still shows what it has, and a quick run stays one table), then
+// flushes Out.
 func (p *summaryPrinter) Flush() error {
-	if len(p.pending) == 0 || time.Since(p.since) < time.Second {
-		return nil
+	if len(p.pending) > 0 && time.Since(p.since) >= time.Second {
+		if err := p.writeBatch(); err != nil {
+			return err
+		}
 	}
-	return p.writeBatch()
+	return writeErr(flush(p.opts.Out))
 }
 
 func (p *summaryPrinter) Close() error {
@@ -473,10 +475,8 @@ func (p *summaryPrinter) writeBatch() error {
 	if err := p.tb.render(&p.buf, header, rows); err != nil {
 		return err
 	}
-	if _, err := o.Out.Write(p.buf.Bytes()); err != nil {
-		return writeErr(err)
-	}
-	return writeErr(flush(o.Out))
+	_, err := o.Out.Write(p.buf.Bytes())
+	return writeErr(err)
 }
 
 func cellText(c styledCell) string {
