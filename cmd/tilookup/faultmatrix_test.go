@@ -93,7 +93,7 @@ var retries0 = []string{"--retries", "0"}
 // pausedBulk: every 429 with Retry-After pauses all workers for a second
 // (the shared backoff), so at -c 8 a hundred of them serialise into minutes;
 // more requests in flight let the pauses overlap.
-var pausedBulk = []string{"--retries", "0", "-c", "100"}
+var pausedBulk = []string{"--retries", "0", "-c", "64"}
 
 func faultCases() []faultCase {
 	return []faultCase{

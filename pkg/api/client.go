@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -23,6 +24,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/tilookup/tilookup/pkg/failure"
 )
@@ -109,9 +112,22 @@ type sharedTimeout struct {
 // late, so that tries started within it share one context and timer.
 const timeoutSlack = 32
 
-// SetThrottle sets a wait taken before every request (a rate limiter's
-// Wait). Call it before the client is used.
-func (c *Client) SetThrottle(wait func(context.Context) error) { c.throttle = wait }
+// SetRate limits this client to perSecond tries, retries included, so that
+// --rate bounds what the service sees; 0 means no limit. A rate so low that
+// one try would wait past a value's deadline is refused. Call it before the
+// client is used.
+func (c *Client) SetRate(perSecond float64) error {
+	if perSecond <= 0 {
+		c.throttle = nil
+		return nil
+	}
+	if perSecond < 1/c.opt.Deadline.Seconds() {
+		return failure.New(failure.Usage, "--rate %g allows one request every %.0fs, longer than the %s deadline for one value", perSecond, 1/perSecond, c.opt.Deadline).
+			WithHint(fmt.Sprintf("use --rate %g or more, or raise deadline", 1/c.opt.Deadline.Seconds()))
+	}
+	c.throttle = rate.NewLimiter(rate.Limit(perSecond), 1).Wait
+	return nil
+}
 
 // New checks the URLs and builds a client. It refuses a plain-http URL to a
 // host that is not loopback unless allowInsecure, because the bearer token
@@ -190,11 +206,6 @@ func IsLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// SearchURL and EventsURL are the hosts calls go to; auth uses them to pick
-// the keyring entry.
-func (c *Client) SearchURL() *url.URL { return c.base }
-func (c *Client) EventsURL() *url.URL { return c.events }
 
 // Search asks for one exact value. limit <= 0 sends no limit.
 func (c *Client) Search(ctx context.Context, q string, limit int) (*SearchResponse, error) {
@@ -313,10 +324,8 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Hea
 		if err := c.waitPause(ctx, deadline); err != nil {
 			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
-		if c.throttle != nil {
-			if err := c.throttle(ctx); err != nil {
-				return nil, c.interrupted(ctx, op, err, lastErr)
-			}
+		if err := c.wait(ctx, deadline); err != nil {
+			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
 		body, wait, err := c.try(ctx, deadline, op, u, header)
 		if err == nil {
@@ -394,18 +403,20 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 		return nil, -1, e
 	}
 	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		wait := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		ra := resp.Header.Get("Retry-After")
+		wait := retryAfter(ra, time.Now())
 		if wait > maxRetryAfter {
-			e.Hint = fmt.Sprintf("the service asks to wait %s; try again later", wait.Round(time.Second))
+			e.Hint = fmt.Sprintf("the service asks to wait longer than %s (Retry-After: %s); try again later", maxRetryAfter, clean(strings.TrimSpace(ra)))
 			return nil, -1, e
 		}
-		if wait > 0 {
+		if resp.StatusCode == http.StatusTooManyRequests && wait > 0 {
+			// 429 is about this client's pace: every request of it waits.
+			// A 503 or 502 is about the service or this one value: only
+			// this value waits, the others go on.
 			c.pauseAll(wait)
 		}
 		return nil, wait, e
-	case http.StatusBadGateway, http.StatusGatewayTimeout:
-		return nil, 0, e
 	}
 	return nil, -1, e
 }
@@ -480,6 +491,23 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// wait takes the throttle (--rate) before a try. A rate so low that the
+// wait would end past the value's deadline fails now instead of sleeping.
+func (c *Client) wait(ctx context.Context, deadline time.Time) error {
+	if c.throttle == nil {
+		return nil
+	}
+	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errDeadline)
+	defer cancel()
+	if err := c.throttle(ctx); err != nil {
+		if ctx.Err() == nil || context.Cause(ctx) == errDeadline {
+			return errDeadline // rate.Limiter refuses a wait past the deadline without waiting
+		}
+		return err
+	}
+	return nil
+}
+
 func (c *Client) pauseAll(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -510,17 +538,22 @@ func backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date. A
+// delay too large for a time.Duration is the largest one, never a wrapped
+// small one.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || secs > uint64(math.MaxInt64/int64(time.Second)) {
+			return math.MaxInt64
 		}
 		return time.Duration(secs) * time.Second
+	}
+	if strings.HasPrefix(v, "-") {
+		return 0
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {

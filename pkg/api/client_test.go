@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -462,24 +463,61 @@ func TestDebugLogRedacts(t *testing.T) {
 	}
 }
 
-func TestSharedPauseHoldsOtherRequests(t *testing.T) {
+// A 429 is about this client's pace: every request waits. A 503 with
+// Retry-After concerns one value: only its retry waits.
+func TestPauseIsSharedOnlyFor429(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		shared bool
+	}{{429, true}, {503, false}, {502, false}} {
+		var n atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				w.Header().Set("Retry-After", "7")
+				w.WriteHeader(tc.status)
+				return
+			}
+			fmt.Fprint(w, `{}`)
+		}))
+		c, rec := newClient(t, srv.URL)
+		c.Search(context.Background(), "a", 0)
+		if len(rec.sleeps) == 0 || rec.sleeps[0] != 7*time.Second {
+			t.Errorf("%d: the refused value did not wait its Retry-After: %v", tc.status, rec.sleeps)
+		}
+		rec.sleeps = nil
+		c.Search(context.Background(), "b", 0)
+		waited := len(rec.sleeps) > 0 && rec.sleeps[0] >= 5*time.Second
+		if waited != tc.shared {
+			t.Errorf("%d: another value waited %v, want shared pause %v", tc.status, rec.sleeps, tc.shared)
+		}
+		srv.Close()
+	}
+}
+
+func TestRetryAfterNeverWraps(t *testing.T) {
+	now := time.Now()
+	for v, want := range map[string]time.Duration{
+		"3":                    3 * time.Second,
+		"18446744074":          math.MaxInt64,
+		"99999999999999999999": math.MaxInt64,
+		"-5":                   0,
+		"soon":                 0,
+	} {
+		if got := retryAfter(v, now); got != want {
+			t.Errorf("retryAfter(%q) = %v, want %v", v, got, want)
+		}
+	}
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) == 1 {
-			w.Header().Set("Retry-After", "7")
-			w.WriteHeader(503)
-			return
-		}
-		fmt.Fprint(w, `{}`)
+		n.Add(1)
+		w.Header().Set("Retry-After", "18446744074")
+		w.WriteHeader(503)
 	}))
 	defer srv.Close()
-	c, rec := newClient(t, srv.URL)
-	c.Search(context.Background(), "a", 0)
-	rec.sleeps = nil
-	// A second, unrelated request must wait out the pause first.
-	c.Search(context.Background(), "b", 0)
-	if len(rec.sleeps) == 0 || rec.sleeps[0] < 5*time.Second {
-		t.Errorf("second request did not wait for the shared pause: %v", rec.sleeps)
+	c, _ := newClient(t, srv.URL)
+	_, err := c.Search(context.Background(), "a", 0)
+	if n.Load() != 1 || err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("%d requests, err %v: a huge Retry-After must end the value at once", n.Load(), err)
 	}
 }
 
@@ -508,12 +546,23 @@ func TestThrottleGatesEveryTry(t *testing.T) {
 	}))
 	defer srv.Close()
 	c, _ := newClient(t, srv.URL)
-	var waits atomic.Int32
-	c.SetThrottle(func(context.Context) error { waits.Add(1); return nil })
+	if err := c.SetRate(10); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
 	if _, err := c.Search(context.Background(), "x", 0); err != nil {
 		t.Fatal(err)
 	}
-	if waits.Load() != 2 {
-		t.Errorf("throttle waited %d times for 2 tries", waits.Load())
+	// The retry is a try too: it waits for the limiter (100 ms at 10/s).
+	if d := time.Since(start); d < 80*time.Millisecond {
+		t.Errorf("2 tries at --rate 10 took %v: the retry was not throttled", d)
+	}
+}
+
+func TestRateBelowDeadlineIsRefused(t *testing.T) {
+	c, _ := newClient(t, "http://127.0.0.1:1")
+	err := c.SetRate(1e-7)
+	if failure.ExitCode(err) != failure.ExitUsage || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("SetRate(1e-7) = %v", err)
 	}
 }

@@ -40,14 +40,16 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	return reportError(ios.ErrOut, root.ExecuteContext(ctx))
 }
 
-// reportError prints err as one line and returns its exit code.
+// reportError prints err as one line and returns its exit code: the one
+// place where an error becomes an exit code.
 func reportError(w io.Writer, err error) int {
-	if err == nil {
+	var reported *failure.Reported
+	var raised *failure.Raised
+	switch {
+	case err == nil:
 		return failure.ExitOK
-	}
-	var silent *cmdutil.SilentError
-	if errors.As(err, &silent) {
-		return silent.Code
+	case errors.As(err, &reported):
+		return reported.Code // already explained on screen
 	}
 	msg := sanitize.Line(err.Error())
 	// The pointer to --help is for mistakes on the command line only.
@@ -55,7 +57,6 @@ func reportError(w io.Writer, err error) int {
 		msg += " (see 'tilookup --help')"
 	}
 	fmt.Fprintln(w, "tilookup: "+msg)
-	var raised *cmdutil.CodeError
 	if errors.As(err, &raised) {
 		return raised.Code
 	}

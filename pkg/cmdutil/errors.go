@@ -10,18 +10,13 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
-// SilentError carries an exit code whose explanation was already printed
-// (per-value errors in a stream, or -e with no match).
-type SilentError struct{ Code int }
-
-func (e *SilentError) Error() string { return "exit status" }
-
-// ExitWith returns nil for 0, else a SilentError with the code.
+// ExitWith returns nil for 0, else an error that exits with code and
+// prints nothing (the explanation is already on screen).
 func ExitWith(code int) error {
 	if code == failure.ExitOK {
 		return nil
 	}
-	return &SilentError{Code: code}
+	return &failure.Reported{Code: code}
 }
 
 // UsageError is a usage problem with a one-line message.
@@ -47,23 +42,4 @@ func CannotRead(name string, err error) error {
 		err = pe.Err
 	}
 	return failure.Wrap(failure.IO, err, fmt.Sprintf("cannot read %s: %v", name, err))
-}
-
-// CodeError is an error reported as usual whose exit code is raised to
-// Code: a stream that fails part-way still exits with the largest code of
-// the values it did answer.
-type CodeError struct {
-	Err  error
-	Code int
-}
-
-func (e *CodeError) Error() string { return e.Err.Error() }
-func (e *CodeError) Unwrap() error { return e.Err }
-
-// AtLeast returns err with its exit code raised to code when code is larger.
-func AtLeast(err error, code int) error {
-	if err == nil || code <= failure.ExitCode(err) {
-		return err
-	}
-	return &CodeError{Err: err, Code: code}
 }

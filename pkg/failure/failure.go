@@ -129,3 +129,79 @@ func Max(a, b int) int {
 	}
 	return a
 }
+
+// Reported is returned by a command whose failures are already on screen
+// (the error records of a stream, the closing summary): the caller prints
+// nothing more and exits with Code.
+type Reported struct{ Code int }
+
+func (e *Reported) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// Raised is an error reported as usual whose exit code is raised to Code:
+// a stream that fails part-way (a write error, an unreadable file) still
+// exits with the largest code of the values it answered.
+type Raised struct {
+	Err  error
+	Code int
+}
+
+func (e *Raised) Error() string { return e.Err.Error() }
+func (e *Raised) Unwrap() error { return e.Err }
+
+// Tally is the outcome of a run over several values, and the one place
+// where their exit code is decided: the largest code of a failed value,
+// else (with exitStatus, like grep -q) 0 when any value matched and 1 when
+// none did.
+type Tally struct {
+	Matched, NoMatch, Failed int
+	worst                    int // the largest code of a failure seen
+}
+
+// Add counts one value: err is its failure, matched whether it had results.
+func (t *Tally) Add(err error, matched bool) {
+	switch {
+	case err != nil:
+		t.Failed++
+		t.Raise(err)
+	case matched:
+		t.Matched++
+	default:
+		t.NoMatch++
+	}
+}
+
+// Raise takes a failure into the exit code without counting a value (an
+// output error on one record).
+func (t *Tally) Raise(err error) { t.worst = Max(t.worst, ExitCode(err)) }
+
+// Total is the number of values counted.
+func (t *Tally) Total() int { return t.Matched + t.NoMatch + t.Failed }
+
+// Code is the run's exit code. An error code (2-6, 130) wins over both
+// match codes.
+func (t *Tally) Code(exitStatus bool) int {
+	if t.worst != ExitOK {
+		return t.worst
+	}
+	if exitStatus && t.Matched == 0 {
+		return ExitNoMatch
+	}
+	return ExitOK
+}
+
+// Err is what a command returns after the run: runErr (an input, output
+// or interrupt error, to print) with its code raised to the tally's, or a
+// Reported code, or nil.
+func (t *Tally) Err(runErr error, exitStatus bool) error {
+	code := t.Code(exitStatus)
+	if runErr != nil {
+		if code > ExitCode(runErr) {
+			return &Raised{Err: runErr, Code: code}
+		}
+		return runErr
+	}
+	if code == ExitOK {
+		return nil
+	}
+	return &Reported{Code: code}
+}

@@ -3,6 +3,7 @@ package search
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,47 +12,89 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/lookup"
 )
 
-// maxLine bounds how much of one input line is kept: anything longer is
-// rejected by ioc.Validate anyway, so the rest is skipped, not buffered.
+// Every rule about an input line lives in this file:
+//   - arguments first, in order; "-" among them is stdin; then each -f FILE
+//     ("-" is stdin too);
+//   - a leading UTF-8 byte order mark is dropped, CRLF is LF, surrounding
+//     whitespace is trimmed;
+//   - blank lines and lines starting with # are skipped;
+//   - a line longer than maxLine is an error record (the rest of it is
+//     skipped, not buffered);
+//   - a line starting with { or [ is JSON, never an indicator: the objects
+//     that extract and detect write (one per line, or an array of them over
+//     one or many lines) give their "value"; an object without one, or JSON
+//     that does not parse, is an error record;
+//   - every value is prepared (refanged, detected, normalised) once, here.
+
+// maxLine bounds how much of one plain input line is kept: anything longer
+// is rejected by ioc.Validate anyway.
 const maxLine = ioc.MaxLen + 1
 
-// input is one value to look up, as the user gave it.
+// maxJSON bounds one JSON value read from the input.
+const maxJSON = 1 << 20
+
+// input is one value as the user gave it.
 type input struct {
-	text string
-	err  error // a line that could not be read whole
+	text   string
+	err    error // a line that could not be used
+	offset int64 // bytes of the input read when this value ended
 }
 
-// inputs yields values in order from the arguments ("-" is stdin) and then
-// each -f file, streaming: nothing is read ahead of what the pipeline asks
-// for. Blank lines and lines starting with # are skipped in streams.
-type inputs struct {
-	args  []string
-	files []string
-	stdin io.Reader
+// source yields prepared items from the arguments, stdin and files.
+type source struct {
+	in     *inputs
+	refang bool
+}
 
-	cur     *lineReader
-	closer  io.Closer
-	pending []string // remaining args
-	fileIdx int
+func (s *source) Next() (lookup.Item, bool, error) {
+	in, ok, err := s.in.next()
+	if err != nil || !ok {
+		return lookup.Item{}, false, err
+	}
+	return prepare(in, s.refang), true, nil
+}
+
+// prepare turns an input into the item that is looked up.
+func prepare(in input, refang bool) lookup.Item {
+	it := lookup.Item{Input: in.text, Err: in.err, Offset: in.offset}
+	if it.Err == nil {
+		it.Value, _, it.Err = ioc.Prepare(in.text, refang)
+	}
+	return it
+}
+
+// inputs yields values in order from the arguments and then each -f file,
+// streaming: nothing is read ahead of what is asked for.
+type inputs struct {
+	stdin   io.Reader
+	pending []string // remaining arguments
+	files   []string
+
+	cur    *lineReader
+	closer io.Closer
+	base   int64 // bytes of the streams already finished
 }
 
 func newInputs(args, files []string, stdin io.Reader) *inputs {
-	return &inputs{args: args, files: files, stdin: stdin, pending: args}
+	return &inputs{stdin: stdin, pending: args, files: files}
 }
 
 // next returns the next value, or ok=false at the end.
 func (in *inputs) next() (input, bool, error) {
 	for {
 		if in.cur != nil {
-			line, ok, err := in.cur.next()
+			v, ok, err := in.cur.next()
 			if err != nil {
 				return input{}, false, err
 			}
 			if ok {
-				return line, true, nil
+				v.offset += in.base
+				return v, true, nil
 			}
+			in.base += in.cur.offset
 			in.closeCurrent()
 			continue
 		}
@@ -64,9 +107,9 @@ func (in *inputs) next() (input, bool, error) {
 			}
 			return input{text: arg}, true, nil
 		}
-		if in.fileIdx < len(in.files) {
-			name := in.files[in.fileIdx]
-			in.fileIdx++
+		if len(in.files) > 0 {
+			name := in.files[0]
+			in.files = in.files[1:]
 			if name == "-" {
 				in.cur = newLineReader(in.stdin, "stdin")
 				continue
@@ -82,13 +125,6 @@ func (in *inputs) next() (input, bool, error) {
 	}
 }
 
-// ready reports whether next would return without a read that could
-// block: the current stream holds the next value whole in its buffer.
-// It may say false when next would not block; never true when it would.
-func (in *inputs) ready() bool {
-	return in.cur != nil && in.cur.ready()
-}
-
 func (in *inputs) closeCurrent() {
 	if in.closer != nil {
 		in.closer.Close()
@@ -96,14 +132,14 @@ func (in *inputs) closeCurrent() {
 	in.cur, in.closer = nil, nil
 }
 
-func (in *inputs) close() { in.closeCurrent() }
-
-// lineReader reads one value per line: CRLF and a leading UTF-8 BOM are
-// handled, blank lines and # comments skipped, over-long lines reported.
+// lineReader reads one value per line of a stream.
 type lineReader struct {
-	r     *bufio.Reader
-	name  string
-	first bool
+	r      *bufio.Reader
+	name   string
+	first  bool
+	offset int64
+	json   jsonSplitter
+	queue  []input // values of a JSON line, handed out one by one
 }
 
 func newLineReader(r io.Reader, name string) *lineReader {
@@ -112,8 +148,16 @@ func newLineReader(r io.Reader, name string) *lineReader {
 
 func (l *lineReader) next() (input, bool, error) {
 	for {
+		if len(l.queue) > 0 {
+			v := l.queue[0]
+			l.queue = l.queue[1:]
+			return v, true, nil
+		}
 		line, tooLong, err := l.readLine()
 		if err == io.EOF && line == nil {
+			if l.json.pending() {
+				return input{text: l.json.excerpt(), err: errJSON("the input ends inside a JSON value"), offset: l.offset}, true, nil
+			}
 			return input{}, false, nil
 		}
 		if err != nil && err != io.EOF {
@@ -123,53 +167,45 @@ func (l *lineReader) next() (input, bool, error) {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 			l.first = false
 		}
-		text := strings.TrimSpace(string(line))
-		if tooLong {
-			return input{text: text, err: failure.New(failure.Input,
-				"value is longer than the %d bytes allowed", ioc.MaxLen)}, true, nil
+		line = bytes.TrimSpace(line)
+		switch {
+		case tooLong && isJSONStart(line):
+			l.json.reset()
+			l.queue = append(l.queue, input{text: excerpt(line), err: errJSON(fmt.Sprintf("a JSON line longer than %d bytes", maxJSON)), offset: l.offset})
+		case tooLong:
+			l.queue = append(l.queue, input{text: excerpt(line), err: failure.New(failure.Input,
+				"value is longer than the %d bytes allowed", ioc.MaxLen), offset: l.offset})
+		case l.json.active() || isJSONStart(line):
+			l.json.feed(line, func(raw []byte, ferr error) {
+				l.queue = append(l.queue, jsonValue(raw, ferr, l.offset))
+			})
+		case len(line) == 0 || line[0] == '#':
+		default:
+			l.queue = append(l.queue, input{text: string(line), offset: l.offset})
 		}
-		if text == "" || text[0] == '#' {
-			if err == io.EOF {
-				return input{}, false, nil
-			}
-			continue
-		}
-		return input{text: text}, true, nil
 	}
 }
 
-// ready reports whether the buffer holds, past any lines next would skip,
-// a whole line that next would return.
-func (l *lineReader) ready() bool {
-	if l.first {
-		return false
-	}
-	buf, _ := l.r.Peek(l.r.Buffered()) // no read: never more than is buffered
-	for {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			return false
-		}
-		text := bytes.TrimSpace(buf[:i])
-		if len(text) > 0 && text[0] != '#' {
-			return true
-		}
-		buf = buf[i+1:]
-	}
-}
+func isJSONStart(line []byte) bool { return len(line) > 0 && (line[0] == '{' || line[0] == '[') }
 
-// readLine returns one line without its end of line; past maxLine bytes
-// the rest of the line is discarded and tooLong is set.
+// readLine returns one line without its end of line. Past the limit (a
+// plain line's, or a JSON line's) the rest of the line is discarded and
+// tooLong is set.
 func (l *lineReader) readLine() (line []byte, tooLong bool, err error) {
 	var buf []byte
+	limit := maxLine
 	for {
 		chunk, err := l.r.ReadSlice('\n')
-		if len(buf)+len(chunk) <= maxLine {
+		l.offset += int64(len(chunk))
+		if buf == nil && (l.json.active() || isJSONStart(bytes.TrimLeft(chunk, " \t\xef\xbb\xbf"))) {
+			limit = maxJSON
+		}
+		if len(buf)+len(chunk) <= limit {
 			buf = append(buf, chunk...)
 		} else {
 			tooLong = true
-			if len(buf) < maxLine {
-				buf = append(buf, chunk[:maxLine-len(buf)]...)
+			if len(buf) < limit {
+				buf = append(buf, chunk[:limit-len(buf)]...)
 			}
 		}
 		if err == bufio.ErrBufferFull {
@@ -178,10 +214,143 @@ func (l *lineReader) readLine() (line []byte, tooLong bool, err error) {
 		if err == io.EOF && len(buf) == 0 {
 			return nil, false, io.EOF
 		}
-		buf = bytes.TrimRight(buf, "\r\n")
-		if tooLong {
-			buf = []byte(fmt.Sprintf("%.40s…", buf))
+		return bytes.TrimRight(buf, "\r\n"), tooLong, err
+	}
+}
+
+// excerpt is the start of an over-long or broken line, for its error record.
+func excerpt(b []byte) string {
+	const n = 40
+	if len(b) <= n {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b[:n]), "") + "…"
+}
+
+func errJSON(why string) error {
+	return failure.New(failure.Input, "%s (a line starting with { or [ is read as the JSON that extract and detect write)", why)
+}
+
+// jsonValue turns one JSON value of the input into the value it names.
+func jsonValue(raw []byte, err error, offset int64) input {
+	if err != nil {
+		return input{text: excerpt(raw), err: errJSON(err.Error()), offset: offset}
+	}
+	var v struct {
+		Value *string `json:"value"`
+		Input string  `json:"input"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	var s string
+	switch {
+	case raw[0] == '"' && json.Unmarshal(raw, &s) == nil:
+		return input{text: s, offset: offset}
+	case raw[0] != '{':
+		return input{text: excerpt(raw), err: errJSON("a JSON value that is neither an object with \"value\" nor a string"), offset: offset}
+	case json.Unmarshal(raw, &v) != nil:
+		return input{text: excerpt(raw), err: errJSON("JSON that does not parse"), offset: offset}
+	case v.Value != nil:
+		return input{text: strings.TrimSpace(*v.Value), offset: offset}
+	case v.Error != nil:
+		// An error record of detect: the value it could not read.
+		return input{text: v.Input, err: failure.New(failure.Input, "%s", v.Error.Message), offset: offset}
+	}
+	return input{text: excerpt(raw), err: errJSON("a JSON object without a \"value\""), offset: offset}
+}
+
+// jsonSplitter cuts JSON input into values as lines arrive: a top-level
+// object is one value, a top-level array gives each of its elements, so
+// that an array over a million lines costs one element of memory.
+type jsonSplitter struct {
+	inArray bool
+	buf     []byte // the value being read; nil between values
+	depth   int
+	inStr   bool
+	esc     bool
+}
+
+func (s *jsonSplitter) active() bool  { return s.inArray || s.buf != nil }
+func (s *jsonSplitter) pending() bool { return s.active() }
+func (s *jsonSplitter) reset()        { *s = jsonSplitter{} }
+func (s *jsonSplitter) excerpt() string {
+	return excerpt(s.buf)
+}
+
+// feed reads one line (without its end of line); emit gets each complete
+// value, or the broken text and an error (the splitter then starts over).
+func (s *jsonSplitter) feed(line []byte, emit func([]byte, error)) {
+	fail := func(why string) {
+		emit(append(s.buf, line...), fmt.Errorf("%s", why))
+		s.reset()
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if s.buf == nil {
+			switch {
+			case c == ' ' || c == '\t' || c == '\r':
+				continue
+			case s.inArray && c == ',':
+				continue
+			case s.inArray && c == ']':
+				s.inArray = false
+				continue
+			case !s.inArray && c == '[':
+				s.inArray = true
+				continue
+			case !s.inArray && c != '{':
+				fail("text after a JSON value on the same line")
+				return
+			}
+			s.buf = make([]byte, 0, 64)
 		}
-		return buf, tooLong, err
+		if s.depth == 0 && !s.inStr && len(s.buf) > 0 && s.buf[0] != '{' && s.buf[0] != '[' && s.buf[0] != '"' &&
+			(c == ',' || c == ']' || c == ' ' || c == '\t') {
+			// the end of a bare scalar in an array
+			emit(s.buf, nil)
+			s.buf = nil
+			i--
+			continue
+		}
+		s.buf = append(s.buf, c)
+		if len(s.buf) > maxJSON {
+			fail(fmt.Sprintf("a JSON value longer than %d bytes", maxJSON))
+			return
+		}
+		if s.inStr {
+			switch {
+			case s.esc:
+				s.esc = false
+			case c == '\\':
+				s.esc = true
+			case c == '"':
+				s.inStr = false
+			}
+		} else {
+			switch c {
+			case '"':
+				s.inStr = true
+			case '{', '[':
+				s.depth++
+			case '}', ']':
+				s.depth--
+			}
+		}
+		if s.depth == 0 && !s.inStr && (c == '}' || c == ']' || (c == '"' && len(s.buf) > 1)) {
+			emit(s.buf, nil)
+			s.buf = nil
+		}
+		if s.depth < 0 {
+			fail("unbalanced JSON brackets")
+			return
+		}
+	}
+	if s.buf != nil && s.depth == 0 && !s.inStr && s.buf[0] != '{' && s.buf[0] != '[' && s.buf[0] != '"' {
+		emit(s.buf, nil) // a bare scalar at the end of a line
+		s.buf = nil
+	}
+	if s.buf != nil {
+		s.buf = append(s.buf, '\n')
 	}
 }

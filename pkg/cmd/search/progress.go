@@ -1,8 +1,7 @@
 package search
 
 import (
-	"bufio"
-	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -12,28 +11,51 @@ import (
 
 // progress is the bulk progress bar on stderr, shown only to a person at a
 // terminal; a nil *progress does nothing, so pipes and CI stay silent.
-type progress struct{ bar *progressbar.ProgressBar }
+// Over regular files it moves by bytes read, so it has a total and an ETA
+// without reading the input twice; over a pipe it counts values.
+type progress struct {
+	bar    *progressbar.ProgressBar
+	total  int64
+	values int
+	shown  time.Time
+}
 
-// newProgress starts a bar for total values (-1 when unknown: a counter
-// with a rate, no ETA).
-func newProgress(w io.Writer, total int64) *progress {
-	bar := progressbar.NewOptions64(total,
+// describeEvery bounds how often the count of values is redrawn.
+const describeEvery = 200 * time.Millisecond
+
+func newProgress(w io.Writer, totalBytes int64) *progress {
+	opts := []progressbar.Option{
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("searching"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("values"),
-		progressbar.OptionSetPredictTime(total > 0),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(100 * time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionSpinnerType(14),
-	)
-	return &progress{bar: bar}
+		// No rate: at the start it is noise (thousands of values a second
+		// from the first few answers), and the ETA already says it.
+	}
+	if totalBytes > 0 {
+		opts = append(opts, progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(false))
+	} else {
+		totalBytes = -1
+		opts = append(opts, progressbar.OptionSetPredictTime(false))
+	}
+	return &progress{bar: progressbar.NewOptions64(totalBytes, opts...), total: totalBytes}
 }
 
-func (p *progress) add() {
-	if p != nil {
+// add counts one value, whose input ends offset bytes into the input.
+func (p *progress) add(offset int64) {
+	if p == nil {
+		return
+	}
+	p.values++
+	if now := time.Now(); now.Sub(p.shown) >= describeEvery {
+		p.shown = now
+		p.bar.Describe(fmt.Sprintf("searching: %d values", p.values))
+	}
+	if p.total > 0 {
+		_ = p.bar.Set64(min(offset, p.total))
+	} else {
 		_ = p.bar.Add(1)
 	}
 }
@@ -44,52 +66,44 @@ func (p *progress) finish() {
 	}
 }
 
-// countValues counts the values in the arguments and the regular files
-// among -f, so that the bar can show an ETA. It gives -1 when any input is
-// a stream (stdin, a pipe), which cannot be read twice.
-func countValues(args, files []string) int64 {
-	if len(args) == 0 && len(files) == 0 {
-		return -1 // stdin
-	}
+// inputSize is the total size of the inputs when every stream is a
+// regular file (stdin redirected from a file counts), else -1.
+func inputSize(args, files []string, stdin io.Reader) int64 {
 	var n int64
+	streams := 0
+	add := func(f *os.File) bool {
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+		n += st.Size()
+		streams++
+		return true
+	}
+	stdinFile, _ := stdin.(*os.File)
 	for _, a := range args {
-		if a == "-" {
+		if a == "-" && (stdinFile == nil || !add(stdinFile)) {
 			return -1
 		}
-		n++
 	}
 	for _, name := range files {
-		c := countFile(name)
-		if c < 0 {
+		if name == "-" {
+			if stdinFile == nil || !add(stdinFile) {
+				return -1
+			}
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
 			return -1
 		}
-		n += c
-	}
-	return n
-}
-
-func countFile(name string) int64 {
-	if name == "-" {
-		return -1
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return -1
-	}
-	var n int64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) > 0 && line[0] != '#' {
-			n++
+		ok := add(f)
+		f.Close()
+		if !ok {
+			return -1
 		}
 	}
-	if sc.Err() != nil {
+	if streams == 0 {
 		return -1
 	}
 	return n

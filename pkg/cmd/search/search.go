@@ -12,18 +12,30 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// Options are the parsed command line of one search.
+// MaxConcurrency bounds -c: more requests in flight than this only queue
+// at the service (and each costs memory here).
+const MaxConcurrency = 64
+
+// Options are the parsed command line of one search and what it needs
+// from its environment, as functions so that tests can replace them.
 type Options struct {
-	IO      *iostreams.IOStreams
-	Factory *cmdutil.Factory
+	IO *iostreams.IOStreams
+	// Client builds the API client for this many requests in flight.
+	Client func(concurrency int) (*api.Client, error)
+	// Output resolves the output format and terminal facts.
+	Output func(jq string) (output.Options, error)
+	// StartSandbox runs the built-in server and points Client at it.
+	StartSandbox func() (io.Closer, error)
 
 	Args        []string
 	Files       []string
@@ -41,7 +53,18 @@ type Options struct {
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IO, Factory: f}
+	opts := &Options{
+		IO:     f.IO,
+		Client: func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
+		Output: func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },
+		StartSandbox: func() (io.Closer, error) {
+			srv, err := f.StartSandbox()
+			if err != nil {
+				return nil, err
+			}
+			return srv, nil
+		},
+	}
 	cmd := &cobra.Command{
 		Use:   "search [VALUE...]",
 		Short: "Find exact values (hash, IP, domain, URL, CVE) across every resource",
@@ -51,20 +74,25 @@ matches of each resource.
 
 Values come from the arguments, from -f FILE (repeatable), or from stdin when
 no VALUE is given and stdin is not a terminal (or with "-"), one per line;
-blank lines and lines starting with # are skipped. Defanged values such as
-hxxps://evil[.]example or 198.51.100[.]7 are refanged unless --no-refang.
+blank lines and lines starting with # are skipped. A line starting with { or [
+is the JSON that extract and detect write, so their output in any format can
+be piped in. Defanged values such as hxxps://evil[.]example or 198.51.100[.]7
+are refanged unless --no-refang.
 
 Several values print one summary row each in table mode, a JSON array with
 -o json, one line each with -o ndjson, always in input order. A value that
-fails becomes an error record, so no input is lost.`,
+fails becomes an error record, so no input is lost.
+
+With -e, the exit status is like grep's: 0 when at least one value matched,
+1 when none did; an error (2-6, 130) wins over both.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
-  tilookup search --sandbox 'hxxp://phish[.]example[.]com/login'
+  tilookup search --sandbox 'login-update[.]example[.]net'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			if opts.Concurrency < 1 {
-				return cmdutil.UsageError("--concurrency must be at least 1")
+			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
+				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
 			}
 			if opts.Rate < 0 {
 				return cmdutil.UsageError("--rate must be 0 (unlimited) or more")
@@ -81,40 +109,32 @@ fails becomes an error record, so no input is lost.`,
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "read values from `FILE`, one per line (repeatable; - for stdin)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask the service for at most `N` results (sent as limit)")
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, "requests in flight at once")
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second (0 = unlimited)")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
+	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second, retries included (0 = unlimited)")
 	fl.BoolVar(&opts.NoRefang, "no-refang", false, "search values exactly as given")
-	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 1 when nothing matched")
+	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none did (like grep)")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
 	fl.BoolVar(&opts.Preview, "preview", false, "table mode: show each resource's preview records")
-	fl.BoolVar(&opts.Defang, "defang", false, "defang indicator values in table and CSV output, for pasting into tickets")
-	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells that a spreadsheet would run as formulas")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output, for tickets")
+	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
 	return cmd
 }
 
 func run(ctx context.Context, opts *Options) error {
-	f := opts.Factory
-	stream := len(opts.Files) > 0 || len(opts.Args) == 0
-	for _, a := range opts.Args {
-		if a == "-" {
-			stream = true
-		}
+	args, multi, err := plan(opts)
+	if err != nil {
+		return err
 	}
-	if len(opts.Args) == 0 && len(opts.Files) == 0 {
-		if opts.IO.IsStdinTTY() {
-			return cmdutil.UsageError("give a VALUE, -f FILE, or pipe values on stdin")
-		}
-	}
-	multi := stream || len(opts.Args) > 1
-
-	// A single bad value fails before any config, token or network work.
+	// A single bad value fails before any config, token or network work;
+	// it is prepared once, here, and looked up as it is.
+	var single lookup.Item
 	if !multi {
-		if _, _, err := ioc.Prepare(opts.Args[0], !opts.NoRefang); err != nil {
-			return err
+		if single = prepare(input{text: args[0]}, !opts.NoRefang); single.Err != nil {
+			return single.Err
 		}
 	}
-	outOpts, err := cmdutil.OutputOptions(f, opts.JQ)
+	outOpts, err := opts.Output(opts.JQ)
 	if err != nil {
 		return err
 	}
@@ -124,148 +144,132 @@ func run(ctx context.Context, opts *Options) error {
 		outOpts.Defang = func(s string) string { return ioc.Defang(s, ioc.Detect(s)) }
 	}
 	if opts.Sandbox {
-		srv, err := f.StartSandbox()
+		srv, err := opts.StartSandbox()
 		if err != nil {
 			return err
 		}
 		defer srv.Close()
 	}
-	client, err := f.Client(cmdutil.ForSearch, opts.Concurrency)
+	client, err := opts.Client(opts.Concurrency)
 	if err != nil {
 		return err
 	}
-	out := newBatchWriter(opts.IO.Out)
-	defer out.flush()
+	if err := client.SetRate(opts.Rate); err != nil {
+		return err
+	}
+	// json, ndjson and --jq print the server's bytes: fields are not needed.
+	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
+	searcher := lookup.Dedup(lookup.Client(client, opts.Limit, raw))
+
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
 	printer, err := output.NewSearchPrinter(outOpts, multi)
 	if err != nil {
 		return failure.New(failure.Usage, "%v", err)
 	}
+	s := &sink{io: opts.IO, printer: printer, multi: multi}
+	var src lookup.Source = &source{in: newInputs(args, opts.Files, opts.IO.In), refang: !opts.NoRefang}
+	if !multi {
+		src = &one{item: single}
+	} else if opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
+		// The bar goes to a person watching stderr while the records go
+		// to a file or a pipe; on a shared terminal the rows show progress.
+		s.bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
+	}
 
-	args := opts.Args
-	if len(args) == 0 && len(opts.Files) == 0 {
-		args = []string{"-"}
-	}
-	in := newInputs(args, opts.Files, opts.IO.In)
-	p := &pipeline{
-		client:      client,
-		limit:       opts.Limit,
-		refang:      !opts.NoRefang,
-		concurrency: opts.Concurrency,
-		rate:        opts.Rate,
-		idle: func() {
-			if f, ok := printer.(interface{ Flush() error }); ok {
-				_ = f.Flush()
-			}
-			out.flush()
-		},
-		// json, ndjson and --jq print the server's bytes: fields are not needed.
-		rawOnly: outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != "",
-	}
-	code := failure.ExitOK
-	var stats summary
-	var bar *progress
-	// The bar goes to a person watching stderr while the records go to a
-	// file or a pipe; on a shared terminal the rows themselves show progress.
-	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
-		bar = newProgress(opts.IO.ErrOut, countValues(opts.Args, opts.Files))
-	}
-	emit := func(rec output.Record) error {
-		c := recordCode(rec, opts.ExitStatus)
-		code = failure.Max(code, c)
-		stats.add(rec)
-		bar.add()
-		if !multi {
-			if rec.Err != nil {
-				return rec.Err
-			}
-			noticeRefang(opts.IO, rec)
-		}
-		err := printer.Add(rec)
-		var recErr *output.RecordError
-		if multi && errors.As(err, &recErr) {
-			// One value's output failed (--jq on an error record, say):
-			// say so and go on, so that no other value is lost.
-			fmt.Fprintf(opts.IO.ErrOut, "tilookup: %s: %s\n", sanitize.String(rec.Query), recErr.Error())
-			code = failure.Max(code, failure.ExitCode(recErr))
-			return nil
-		}
-		return err
-	}
-	runErr := p.run(ctx, in, emit)
-	bar.finish()
+	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
+	s.bar.finish()
+	// The records first, then any line about them on stderr.
 	if err := printer.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	// The records first, then any line about them on stderr.
-	if err := out.w.Flush(); err != nil && runErr == nil {
-		runErr = failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+	if !multi {
+		if runErr != nil {
+			return runErr
+		}
+		return s.tally.Err(nil, opts.ExitStatus)
 	}
-	if multi {
-		stats.report(opts.IO)
-	}
-	if opts.ExitStatus && stats.total() == 0 {
-		code = failure.Max(code, failure.ExitNoMatch) // no value, so nothing matched (as grep)
-	}
-	if runErr != nil {
-		return cmdutil.AtLeast(runErr, code)
-	}
-	if ctx.Err() != nil {
-		return failure.New(failure.Interrupted, "interrupted")
-	}
-	return cmdutil.ExitWith(code)
+	s.report()
+	return s.tally.Err(runErr, opts.ExitStatus)
 }
 
-// batchWriter buffers records and is flushed by the pipeline when it would
-// wait for the next one. It has no Flush method on purpose: the printers
-// flush writers that have one after every record.
-type batchWriter struct{ w *bufio.Writer }
-
-func newBatchWriter(w io.Writer) *batchWriter { return &batchWriter{w: bufio.NewWriterSize(w, 64<<10)} }
-
-func (b *batchWriter) Write(p []byte) (int, error) { return b.w.Write(p) }
-func (b *batchWriter) flush()                      { _ = b.w.Flush() }
-
-// recordCode is a value's exit code: its error's, or 1 for no match with -e.
-func recordCode(rec output.Record, exitStatus bool) int {
-	if rec.Err != nil {
-		return failure.ExitCode(rec.Err)
+// plan decides where values come from: the arguments it returns ("-" is
+// stdin), and whether there may be more than one.
+func plan(opts *Options) ([]string, bool, error) {
+	args := opts.Args
+	if len(args) == 0 && len(opts.Files) == 0 {
+		if opts.IO.IsStdinTTY() {
+			return nil, false, cmdutil.UsageError("give a VALUE, -f FILE, or pipe values on stdin")
+		}
+		args = []string{"-"}
 	}
-	if exitStatus && rec.Resp.ResultCount() == 0 {
-		return failure.ExitNoMatch
-	}
-	return failure.ExitOK
+	multi := len(opts.Files) > 0 || len(args) > 1 || args[0] == "-"
+	return args, multi, nil
 }
 
-// noticeRefang tells a person at a terminal which value was really searched.
-func noticeRefang(ios *iostreams.IOStreams, rec output.Record) {
-	if ios.IsStderrTTY() && rec.Query != strings.TrimSpace(rec.Input) {
-		fmt.Fprintf(ios.ErrOut, "Searching %s (from %s)\n", sanitize.String(rec.Query), sanitize.String(rec.Input))
+// one is the Source of a single value given as the only argument.
+type one struct {
+	item lookup.Item
+	done bool
+}
+
+func (o *one) Next() (lookup.Item, bool, error) {
+	if o.done {
+		return lookup.Item{}, false, nil
+	}
+	o.done = true
+	return o.item, true, nil
+}
+
+// sink takes the results in order: it counts them, prints them, and keeps
+// the progress bar moving.
+type sink struct {
+	io      *iostreams.IOStreams
+	printer output.SearchPrinter
+	multi   bool
+	bar     *progress
+	tally   failure.Tally
+}
+
+func (s *sink) Add(r lookup.Result) error {
+	s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	s.bar.add(r.Item.Offset)
+	rec := output.Record{Input: r.Item.Input, Query: r.Item.Value, Resp: r.Resp, Err: r.Err}
+	if !s.multi {
+		if r.Err != nil {
+			return r.Err
+		}
+		s.noticeTrimmed(rec)
+	}
+	err := s.printer.Add(rec)
+	var recErr *output.RecordError
+	if s.multi && errors.As(err, &recErr) {
+		// One value's output failed (--jq on an error record, say): say
+		// so and go on, so that no other value is lost.
+		fmt.Fprintf(s.io.ErrOut, "tilookup: %s: %s\n", sanitize.String(rec.Query), recErr.Error())
+		s.tally.Raise(recErr)
+		return nil
+	}
+	return err
+}
+
+func (s *sink) Flush() error { return s.printer.Flush() }
+
+// noticeTrimmed tells a person at a terminal which value was really
+// searched, when refanging or trimming changed what was typed.
+func (s *sink) noticeTrimmed(rec output.Record) {
+	if s.io.IsStderrTTY() && rec.Query != strings.TrimSpace(rec.Input) {
+		fmt.Fprintf(s.io.ErrOut, "Searching %s (from %s)\n", sanitize.String(rec.Query), sanitize.String(rec.Input))
 	}
 }
 
-// summary counts outcomes for the closing line of a multi-value run.
-type summary struct{ ok, noMatch, failed int }
-
-func (s *summary) add(rec output.Record) {
-	switch {
-	case rec.Err != nil:
-		s.failed++
-	case rec.Resp.ResultCount() == 0:
-		s.noMatch++
-	default:
-		s.ok++
-	}
-}
-
-func (s *summary) total() int { return s.ok + s.noMatch + s.failed }
-
-// report prints the closing line: always when something failed (that is an
-// error worth a line on stderr), otherwise only to a person at a terminal.
-func (s *summary) report(ios *iostreams.IOStreams) {
-	total := s.ok + s.noMatch + s.failed
-	if s.failed == 0 && !ios.IsStderrTTY() {
+// report prints the closing line of a multi-value run: always when
+// something failed (an error report belongs on stderr), otherwise only to
+// a person at a terminal.
+func (s *sink) report() {
+	t := &s.tally
+	if t.Failed == 0 && !s.io.IsStderrTTY() {
 		return
 	}
-	fmt.Fprintf(ios.ErrOut, "%d values: %d matched, %d no match, %d failed\n", total, s.ok, s.noMatch, s.failed)
+	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed\n", t.Total(), t.Matched, t.NoMatch, t.Failed)
 }

@@ -1,4 +1,4 @@
-package search
+package lookup
 
 import (
 	"github.com/tilookup/tilookup/pkg/api"

@@ -1,0 +1,74 @@
+package lookup
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tilookup/tilookup/pkg/api"
+)
+
+// The answers Dedup keeps for values repeated after their lookup ended.
+const (
+	recentEntries = 2048
+	recentBytes   = 8 << 20
+)
+
+// Dedup wraps s so that identical values are asked once: a value already
+// in flight waits for that call's answer, and a value answered recently
+// gets that answer again. Only successful answers are remembered; an error
+// is shared with the callers that waited for it, not with later ones.
+func Dedup(s Searcher) Searcher {
+	return &dedup{next: s, inflight: map[string]*flight{}, recent: newRecent(recentEntries, recentBytes)}
+}
+
+type dedup struct {
+	next     Searcher
+	mu       sync.Mutex
+	inflight map[string]*flight
+	recent   *recent
+}
+
+// flight is one call that identical values share; resp and err are set
+// before done is closed.
+type flight struct {
+	done chan struct{}
+	resp *api.SearchResponse
+	err  error
+}
+
+func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, error) {
+	d.mu.Lock()
+	if resp, ok := d.recent.get(value); ok {
+		d.mu.Unlock()
+		return resp, nil
+	}
+	if f, ok := d.inflight[value]; ok {
+		d.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.resp, f.err
+		case <-ctx.Done():
+			return nil, errInterrupted
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	d.inflight[value] = f
+	d.mu.Unlock()
+
+	// Whatever happens in next (a panic included), the waiters are released.
+	defer func() {
+		d.mu.Lock()
+		delete(d.inflight, value)
+		if f.err == nil && f.resp != nil {
+			d.recent.put(value, f.resp)
+		}
+		d.mu.Unlock()
+		close(f.done)
+	}()
+	f.err = errNoAnswer // what the waiters get if next panics
+	f.resp, f.err = d.next.Search(ctx, value)
+	if f.err == nil && f.resp == nil {
+		f.err = errNoAnswer
+	}
+	return f.resp, f.err
+}

@@ -1,0 +1,304 @@
+package lookup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// items is a Source over a fixed list; an error value ends the input.
+type items struct {
+	list []Item
+	err  error
+}
+
+func (s *items) Next() (Item, bool, error) {
+	if len(s.list) == 0 {
+		return Item{}, false, s.err
+	}
+	it := s.list[0]
+	s.list = s.list[1:]
+	return it, true, nil
+}
+
+func values(vs ...string) *items {
+	s := &items{}
+	for _, v := range vs {
+		s.list = append(s.list, Item{Input: v, Value: v})
+	}
+	return s
+}
+
+// collect is a Sink that keeps what it is given.
+type collect struct {
+	mu      sync.Mutex
+	got     []Result
+	flushes int
+	failAt  int // Add fails on this record (1-based); 0 = never
+}
+
+func (c *collect) Add(r Result) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, r)
+	if len(c.got) == c.failAt {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+func (c *collect) Flush() error { c.mu.Lock(); c.flushes++; c.mu.Unlock(); return nil }
+
+func (c *collect) inputs() []string {
+	var out []string
+	for _, r := range c.got {
+		out = append(out, r.Item.Input)
+	}
+	return out
+}
+
+// counting is a Searcher that answers each value with its own name after
+// an optional delay, and counts calls and the most calls in flight.
+type counting struct {
+	delay    func(v string) time.Duration
+	mu       sync.Mutex
+	calls    map[string]int
+	inFlight int
+	maxIn    int
+}
+
+func (c *counting) Search(ctx context.Context, v string) (*api.SearchResponse, error) {
+	c.mu.Lock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[v]++
+	c.inFlight++
+	c.maxIn = max(c.maxIn, c.inFlight)
+	c.mu.Unlock()
+	defer func() { c.mu.Lock(); c.inFlight--; c.mu.Unlock() }()
+	if c.delay != nil {
+		select {
+		case <-time.After(c.delay(v)):
+		case <-ctx.Done():
+			return nil, errInterrupted
+		}
+	}
+	return &api.SearchResponse{Query: v, Raw: []byte(`{"query":"` + v + `"}`)}, nil
+}
+
+func TestRunKeepsInputOrder(t *testing.T) {
+	var vs []string
+	for i := range 300 {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	s := &counting{delay: func(string) time.Duration { return time.Duration(rand.IntN(3000)) * time.Microsecond }}
+	sink := &collect{}
+	if err := Run(context.Background(), values(vs...), s, Options{Concurrency: 8}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sink.inputs(), ","); got != strings.Join(vs, ",") {
+		t.Fatalf("order broken:\n%s", got)
+	}
+	for _, r := range sink.got {
+		if r.Resp == nil || r.Resp.Query != r.Item.Value {
+			t.Fatalf("%s got the answer of %v", r.Item.Value, r.Resp)
+		}
+	}
+}
+
+func TestRunBoundsConcurrency(t *testing.T) {
+	var vs []string
+	for i := range 100 {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	s := &counting{delay: func(string) time.Duration { return time.Millisecond }}
+	if err := Run(context.Background(), values(vs...), s, Options{Concurrency: 3}, &collect{}); err != nil {
+		t.Fatal(err)
+	}
+	if s.maxIn > 3 {
+		t.Fatalf("%d lookups in flight at once, want at most 3", s.maxIn)
+	}
+	if s.maxIn < 2 {
+		t.Fatalf("at most %d lookup in flight: the workers do not run concurrently", s.maxIn)
+	}
+}
+
+// A slow first value must not idle the other workers (head-of-line
+// blocking), and what waits behind it is bounded by bytes.
+func TestRunSlowValueDoesNotStallOthers(t *testing.T) {
+	release := make(chan struct{})
+	var done atomic.Int64
+	s := SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		if v == "slow" {
+			<-release
+		} else {
+			done.Add(1)
+		}
+		return &api.SearchResponse{Raw: make([]byte, 1000)}, nil
+	})
+	vs := []string{"slow"}
+	for i := range 5000 {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	maxHeld := int64(100_000) // room for about 80 answers of 1000 bytes and their cost
+	errc := make(chan error, 1)
+	sink := &collect{}
+	go func() {
+		errc <- Run(context.Background(), values(vs...), s, Options{Concurrency: 4, MaxHeld: maxHeld}, sink)
+	}()
+
+	// The other workers go on until the held bytes are full, then stop.
+	deadline := time.Now().Add(5 * time.Second)
+	for done.Load() < 60 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	n := done.Load()
+	if n < 60 {
+		t.Fatalf("only %d values answered while the first was slow: workers stall behind it", n)
+	}
+	if limit := maxHeld/(1000+itemCost) + 2*4; n > limit {
+		t.Fatalf("%d values answered and held behind the slow one, want at most %d (the byte bound)", n, limit)
+	}
+	close(release)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.got) != len(vs) || sink.got[0].Item.Value != "slow" {
+		t.Fatalf("%d records, first %q", len(sink.got), sink.got[0].Item.Value)
+	}
+}
+
+func TestDedupAsksOnce(t *testing.T) {
+	s := &counting{delay: func(string) time.Duration { return 2 * time.Millisecond }}
+	var vs []string
+	for i := range 200 {
+		vs = append(vs, fmt.Sprint("v", i%7)) // in flight together and repeated later
+	}
+	sink := &collect{}
+	if err := Run(context.Background(), values(vs...), Dedup(s), Options{Concurrency: 8}, sink); err != nil {
+		t.Fatal(err)
+	}
+	for v, n := range s.calls {
+		if n != 1 {
+			t.Errorf("%s asked %d times, want 1", v, n)
+		}
+	}
+	if len(s.calls) != 7 || len(sink.got) != 200 {
+		t.Fatalf("%d distinct calls, %d records", len(s.calls), len(sink.got))
+	}
+	for _, r := range sink.got {
+		if r.Err != nil || r.Resp.Query != r.Item.Value {
+			t.Fatalf("%s: %v %v", r.Item.Value, r.Resp, r.Err)
+		}
+	}
+}
+
+func TestDedupDoesNotKeepErrors(t *testing.T) {
+	var calls atomic.Int64
+	s := SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		if calls.Add(1) == 1 {
+			return nil, failure.New(failure.Server, "503")
+		}
+		return &api.SearchResponse{}, nil
+	})
+	d := Dedup(s)
+	if _, err := d.Search(context.Background(), "x"); err == nil {
+		t.Fatal("first call should fail")
+	}
+	if _, err := d.Search(context.Background(), "x"); err != nil {
+		t.Fatalf("an error was remembered: %v", err)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("%d calls", calls.Load())
+	}
+}
+
+func TestRunPanicBecomesRecord(t *testing.T) {
+	s := SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		if v == "bad" {
+			var b []byte
+			_ = b[5] // index out of range
+		}
+		return &api.SearchResponse{}, nil
+	})
+	sink := &collect{}
+	if err := Run(context.Background(), values("a", "bad", "c"), Dedup(s), Options{Concurrency: 2}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.got) != 3 || sink.got[1].Err == nil || sink.got[0].Err != nil || sink.got[2].Err != nil {
+		t.Fatalf("records: %+v", sink.got)
+	}
+	if !strings.Contains(sink.got[1].Err.Error(), "internal error") || failure.ExitCode(sink.got[1].Err) != failure.ExitService {
+		t.Fatalf("panic record: %v", sink.got[1].Err)
+	}
+}
+
+func TestRunLocalErrorsAndInputError(t *testing.T) {
+	src := &items{list: []Item{
+		{Input: "a", Value: "a"},
+		{Input: "\x01", Err: failure.New(failure.Input, "control character")},
+		{Input: "b", Value: "b"},
+	}, err: failure.New(failure.IO, "cannot read f")}
+	s := &counting{}
+	sink := &collect{}
+	err := Run(context.Background(), src, s, Options{Concurrency: 2}, sink)
+	if failure.KindOf(err) != failure.IO {
+		t.Fatalf("err = %v, want the input's error", err)
+	}
+	if got := strings.Join(sink.inputs(), ","); got != "a,\x01,b" {
+		t.Fatalf("records %q", got)
+	}
+	if s.calls["\x01"] != 0 || failure.KindOf(sink.got[1].Err) != failure.Input {
+		t.Fatalf("a rejected value was sent or lost its error")
+	}
+}
+
+func TestRunInterruptKeepsCompletePrefix(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &counting{delay: func(v string) time.Duration {
+		if v == "v3" {
+			return time.Hour
+		}
+		return 0
+	}}
+	sink := &collect{}
+	var vs []string
+	for i := range 10 {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := Run(ctx, values(vs...), s, Options{Concurrency: 4}, sink)
+	if failure.KindOf(err) != failure.Interrupted {
+		t.Fatalf("err = %v", err)
+	}
+	if got := strings.Join(sink.inputs(), ","); got != "v0,v1,v2" {
+		t.Fatalf("records after interrupt: %q, want the prefix before the unfinished value", got)
+	}
+	if sink.flushes == 0 {
+		t.Fatal("the sink was never flushed while the run waited")
+	}
+}
+
+func TestRunStopsOnSinkError(t *testing.T) {
+	var vs []string
+	for i := range 1000 {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	s := &counting{}
+	sink := &collect{failAt: 5}
+	err := Run(context.Background(), values(vs...), s, Options{Concurrency: 4}, sink)
+	if err == nil || err.Error() != "disk full" || len(sink.got) != 5 {
+		t.Fatalf("err %v after %d records", err, len(sink.got))
+	}
+}

@@ -1,0 +1,272 @@
+package lookup
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// DefaultMaxHeld is how many bytes of finished answers Run holds back at
+// most while an earlier value is still in flight.
+const DefaultMaxHeld = 4 << 20
+
+// itemCost is what one value costs to hold beyond its answer's bytes, so
+// that a run of empty answers is bounded too.
+const itemCost = 256
+
+// IdleDelay is how long Run waits for the next result before it asks the
+// sink to flush: a reader of a stream sees each record within it, and a
+// fast run still writes in blocks.
+const IdleDelay = 10 * time.Millisecond
+
+var (
+	errInterrupted = failure.New(failure.Interrupted, "interrupted")
+	errNoAnswer    = failure.New(failure.Decode, "no answer for this value (internal error)")
+)
+
+// Source yields the items to look up, in order. Next returns ok=false at
+// the end of the input, or an error that ends it (the items before it are
+// still looked up). Run calls Next from one goroutine of its own.
+type Source interface {
+	Next() (it Item, ok bool, err error)
+}
+
+// Sink receives the results in input order.
+type Sink interface {
+	Add(Result) error
+	// Flush is called when the next result is not ready: the moment to
+	// push buffered output to a reader.
+	Flush() error
+}
+
+// Options bound a Run.
+type Options struct {
+	Concurrency int   // lookups in flight at once; at least 1
+	MaxHeld     int64 // bytes held for ordering; 0 = DefaultMaxHeld
+}
+
+// slot is one item on its way; resp and err are set before done closes.
+type slot struct {
+	item Item
+	res  Result
+	cost int64
+	done chan struct{}
+}
+
+// Run looks up every item of src with s and hands the results to sink in
+// input order. Workers never wait for the printer: results that finish
+// early are held until their turn, up to MaxHeld bytes, so one slow value
+// delays only its own record. It returns the input's error, the sink's
+// error, or an interrupted error when ctx ended (after the last complete
+// prefix of results).
+func Run(ctx context.Context, src Source, s Searcher, opts Options, sink Sink) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &run{ctx: ctx, s: s, maxHeld: opts.MaxHeld}
+	if r.maxHeld <= 0 {
+		r.maxHeld = DefaultMaxHeld
+	}
+	r.room = sync.NewCond(&r.mu)
+	stop := context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		r.room.Broadcast()
+		r.mu.Unlock()
+	})
+	defer stop()
+
+	order := make(chan *slot, r.maxHeld/itemCost+1)
+	work := make(chan *slot, max(opts.Concurrency, 1))
+	var wg sync.WaitGroup
+	for range max(opts.Concurrency, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sl := range work {
+				r.lookup(sl)
+			}
+		}()
+	}
+	// The producer is not waited for: it may sit in a read of a terminal
+	// or an idle pipe, which must not hold up a cancel.
+	go r.produce(src, order, work)
+
+	err := r.emit(order, sink)
+	cancel()
+	wg.Wait()
+	return err
+}
+
+type run struct {
+	ctx     context.Context
+	s       Searcher
+	maxHeld int64
+
+	mu   sync.Mutex
+	room *sync.Cond // signalled when held drops or ctx ends
+	held int64
+
+	inputErr error // set before order is closed
+}
+
+func (r *run) produce(src Source, order, work chan<- *slot) {
+	defer close(order)
+	defer close(work)
+	for {
+		it, ok, err := src.Next()
+		if err != nil {
+			r.inputErr = err
+			return
+		}
+		if !ok || !r.reserve(int64(itemCost+len(it.Input)+len(it.Value))) {
+			return
+		}
+		sl := &slot{item: it, cost: int64(itemCost + len(it.Input) + len(it.Value)), done: make(chan struct{})}
+		sl.res.Item = it
+		if it.Err != nil {
+			sl.res.Err = it.Err
+			close(sl.done)
+		}
+		select {
+		case order <- sl:
+		case <-r.ctx.Done():
+			return
+		}
+		if it.Err != nil {
+			continue
+		}
+		select {
+		case work <- sl:
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+// reserve waits until what is held leaves room for n more bytes. It
+// always lets one through when nothing is held, so that no single value
+// can stall the run. It returns false when the run ends.
+func (r *run) reserve(n int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.held > 0 && r.held+n > r.maxHeld && r.ctx.Err() == nil {
+		r.room.Wait()
+	}
+	if r.ctx.Err() != nil {
+		return false
+	}
+	r.held += n
+	return true
+}
+
+func (r *run) hold(n int64) {
+	r.mu.Lock()
+	r.held += n
+	r.mu.Unlock()
+}
+
+func (r *run) release(n int64) {
+	r.mu.Lock()
+	r.held -= n
+	r.room.Signal()
+	r.mu.Unlock()
+}
+
+// lookup answers one slot. A panic in the Searcher (a hostile answer that
+// trips a bug) becomes this value's error, not the end of the run.
+func (r *run) lookup(sl *slot) {
+	defer close(sl.done)
+	defer func() {
+		if p := recover(); p != nil {
+			sl.res.Resp = nil
+			sl.res.Err = failure.New(failure.Decode, "cannot handle the answer for this value (internal error: %v)", p)
+		}
+	}()
+	resp, err := r.s.Search(r.ctx, sl.item.Value)
+	if err == nil && resp == nil {
+		err = errNoAnswer
+	}
+	sl.res.Resp, sl.res.Err = resp, err
+	if resp != nil {
+		sl.cost += int64(len(resp.Raw))
+		r.hold(int64(len(resp.Raw)))
+	}
+}
+
+func (r *run) emit(order <-chan *slot, sink Sink) error {
+	idle := &idler{sink: sink, timer: time.NewTimer(time.Hour)}
+	idle.stop()
+	defer idle.stop()
+	for {
+		var sl *slot
+		var ok bool
+		select {
+		case sl, ok = <-order:
+		default:
+			idle.start()
+			for waiting := true; waiting; {
+				select {
+				case sl, ok = <-order:
+					waiting = false
+				case <-r.ctx.Done():
+					return errInterrupted
+				case <-idle.timer.C:
+					idle.tick()
+				}
+			}
+			idle.stop()
+		}
+		if !ok {
+			if r.inputErr != nil {
+				return r.inputErr
+			}
+			return nil
+		}
+		select {
+		case <-sl.done:
+		default:
+			idle.start()
+			for waiting := true; waiting; {
+				select {
+				case <-sl.done:
+					waiting = false
+				case <-r.ctx.Done():
+					return errInterrupted
+				case <-idle.timer.C:
+					idle.tick()
+				}
+			}
+			idle.stop()
+		}
+		if failure.KindOf(sl.res.Err) == failure.Interrupted {
+			// An interrupted value is not a record: stop at the last
+			// complete one, so every printed line is whole and true.
+			return errInterrupted
+		}
+		if err := sink.Add(sl.res); err != nil {
+			return err
+		}
+		idle.dirty = true
+		r.release(sl.cost)
+	}
+}
+
+// idler flushes the sink while the emitter waits: after IdleDelay, then
+// every second of a long wait, and only when something was added since.
+type idler struct {
+	sink  Sink
+	timer *time.Timer
+	dirty bool
+}
+
+func (i *idler) start() { i.timer.Reset(IdleDelay) }
+func (i *idler) stop()  { i.timer.Stop() }
+
+func (i *idler) tick() {
+	if i.dirty {
+		_ = i.sink.Flush() // a write error shows again at the next Add
+		i.dirty = false
+	}
+	i.timer.Reset(time.Second)
+}
