@@ -1,6 +1,7 @@
 // Command minclient is the bulk benchmark's baseline: the least a Go
 // program can do to ask the search endpoint for every value of a file with
-// N requests in flight and write the bodies in input order, one per line.
+// N requests in flight, honouring a 503's Retry-After for that value only,
+// and write each body as it arrives (unordered), one per line.
 //
 //	minclient -c 16 -base http://127.0.0.1:PORT -token T FILE > out
 package main
@@ -13,8 +14,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 func main() {
@@ -32,41 +35,46 @@ func main() {
 	tr.MaxIdleConnsPerHost = *c
 	client := &http.Client{Transport: tr}
 
-	bodies := make([]chan []byte, len(values))
-	for i := range bodies {
-		bodies[i] = make(chan []byte, 1)
-	}
-	next := make(chan int)
+	var mu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	next := make(chan string)
 	var wg sync.WaitGroup
 	for range *c {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				req, _ := http.NewRequest("GET", *base+"/api/ti/resources/search?q="+url.QueryEscape(values[i]), nil)
-				req.Header.Set("Authorization", "Bearer "+*token)
-				resp, err := client.Do(req)
-				if err != nil {
-					bodies[i] <- []byte(`{"error":"` + err.Error() + `"}`)
-					continue
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				bodies[i] <- b
+			for v := range next {
+				b := get(client, *base, *token, v)
+				mu.Lock()
+				out.Write(b)
+				out.WriteByte('\n')
+				mu.Unlock()
 			}
 		}()
 	}
-	go func() {
-		for i := range values {
-			next <- i
-		}
-		close(next)
-	}()
-	out := bufio.NewWriter(os.Stdout)
-	for i := range values {
-		out.Write(<-bodies[i])
-		out.WriteByte('\n')
+	for _, v := range values {
+		next <- v
 	}
-	out.Flush()
+	close(next)
 	wg.Wait()
+	out.Flush()
+}
+
+func get(client *http.Client, base, token, v string) []byte {
+	for try := 0; ; try++ {
+		req, _ := http.NewRequest("GET", base+"/api/ti/resources/search?q="+url.QueryEscape(v), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			return []byte(`{"error":"` + err.Error() + `"}`)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == 503 && try < 2 {
+			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			time.Sleep(time.Duration(secs) * time.Second)
+			continue
+		}
+		return b
+	}
 }
