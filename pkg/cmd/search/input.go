@@ -155,8 +155,10 @@ func (l *lineReader) next() (input, bool, error) {
 		}
 		line, tooLong, err := l.readLine()
 		if err == io.EOF && line == nil {
-			if l.json.pending() {
-				return input{text: l.json.excerpt(), err: errJSON("the input ends inside a JSON value"), offset: l.offset}, true, nil
+			if l.json.active() {
+				text := l.json.excerpt()
+				l.json.reset()
+				return input{text: text, err: errJSON("the input ends inside a JSON value"), offset: l.offset}, true, nil
 			}
 			return input{}, false, nil
 		}
@@ -272,7 +274,6 @@ type jsonSplitter struct {
 }
 
 func (s *jsonSplitter) active() bool  { return s.inArray || s.buf != nil }
-func (s *jsonSplitter) pending() bool { return s.active() }
 func (s *jsonSplitter) reset()        { *s = jsonSplitter{} }
 func (s *jsonSplitter) excerpt() string {
 	return excerpt(s.buf)

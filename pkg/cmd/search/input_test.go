@@ -1,0 +1,86 @@
+package search
+
+import (
+	"strings"
+	"testing"
+)
+
+// read returns every value of a stream as "text" or "text!" for an error.
+func read(t *testing.T, stream string) []string {
+	t.Helper()
+	in := newInputs([]string{"-"}, nil, strings.NewReader(stream))
+	var got []string
+	for {
+		v, ok, err := in.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return got
+		}
+		if v.err != nil {
+			got = append(got, v.text+"!")
+		} else {
+			got = append(got, v.text)
+		}
+	}
+}
+
+func TestLineRules(t *testing.T) {
+	long := strings.Repeat("a", maxLine+10)
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"plain, blank, comments, CRLF, BOM", "\xef\xbb\xbfa\r\n\n# note\n  b  \r\n#c\nd", []string{"a", "b", "d"}},
+		{"over-long line", "x\n" + long + "\ny\n", []string{"x", strings.Repeat("a", 40) + "…!", "y"}},
+		{"ndjson of extract", `{"value":"1.2.3.4","type":"ipv4"}` + "\n" + `{"value":"x.example","type":"domain"}` + "\n", []string{"1.2.3.4", "x.example"}},
+		{"json array, one element a line", "[\n{\"value\":\"a\",\"type\":\"domain\"},\n{\"value\":\"b\",\"type\":\"domain\"}\n]\nc\n", []string{"a", "b", "c"}},
+		{"json array on one line", `[{"value":"a"},{"value":"b"}]`, []string{"a", "b"}},
+		{"pretty-printed", "[\n  {\n    \"value\": \"a\",\n    \"type\": \"x\"\n  },\n  {\n    \"value\": \"b\"\n  }\n]\n", []string{"a", "b"}},
+		{"array of strings", `["a", "b"]`, []string{"a", "b"}},
+		{"detect records and its error record", `[{"input":"x","value":"a","type":"domain"},{"input":"","error":{"kind":"input","message":"empty value"}}]`, []string{"a", "!"}},
+		{"object without value", `{"type":"ipv4"}` + "\nz", []string{`{"type":"ipv4"}!`, "z"}},
+		{"number element", `[{"value":"a"}, 5]`, []string{"a", "5!"}},
+		{"braces inside strings", `{"value":"a}]{[","type":"x"}`, []string{"a}]{["}},
+		{"unfinished JSON at the end", "[\n{\"value\":\"a\"},\n{\"value\":", []string{"a", `{"value":` + "\n!"}},
+		{"text after an object", `{"value":"a"} junk` + "\nb", []string{"a", `{"value":"a"} junk!`, "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := read(t, tc.in)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Fatalf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLongJSONArrayUsesOneElementOfMemory(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i := range 20000 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString(`{"value":"h.example","type":"domain"}`)
+	}
+	b.WriteString("\n]\n")
+	in := newInputs([]string{"-"}, nil, strings.NewReader(b.String()))
+	n := 0
+	for {
+		v, ok, err := in.next()
+		if err != nil || !ok {
+			break
+		}
+		if v.err != nil {
+			t.Fatal(v.err)
+		}
+		n++
+		if c := cap(in.cur.json.buf); c > 4096 {
+			t.Fatalf("the splitter holds %d bytes: more than one element", c)
+		}
+	}
+	if n != 20000 {
+		t.Fatalf("%d values", n)
+	}
+}

@@ -1,0 +1,265 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/httpmock"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+)
+
+// harness runs search against a stub registry, writing NDJSON.
+type harness struct {
+	reg    *httpmock.Registry
+	opts   *Options
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+	// sleep replaces the client's waits between tries.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func newHarness(t *testing.T, args ...string) *harness {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	h := &harness{reg: &httpmock.Registry{}, out: out, errOut: errOut}
+	h.sleep = func(ctx context.Context, d time.Duration) error { return nil }
+	h.opts = &Options{
+		IO: ios,
+		Client: func(c int) (*api.Client, error) {
+			return api.New(api.Options{
+				BaseURL: "https://ti.test", Token: "tok", Retries: 2, Transport: h.reg,
+				Sleep: func(ctx context.Context, d time.Duration) error { return h.sleep(ctx, d) },
+			}, false)
+		},
+		Output: func(jq string) (output.Options, error) {
+			return output.Options{Format: output.NDJSON, JQ: jq}, nil
+		},
+		Args:        args,
+		Concurrency: 4,
+	}
+	return h
+}
+
+func (h *harness) run(t *testing.T) error {
+	t.Helper()
+	return run(context.Background(), h.opts)
+}
+
+// queries are the "query" fields of the NDJSON records, in order.
+func (h *harness) queries() []string {
+	var qs []string
+	for _, line := range strings.Split(strings.TrimSpace(h.out.String()), "\n") {
+		if i := strings.Index(line, `"query":"`); i >= 0 {
+			rest := line[i+len(`"query":"`):]
+			qs = append(qs, rest[:strings.IndexByte(rest, '"')])
+		}
+	}
+	return qs
+}
+
+func answer(q string, matches int) string {
+	var rs []string
+	for i := range matches {
+		rs = append(rs, fmt.Sprintf(`{"resource":"r%d","label":"R%d","count":1}`, i, i))
+	}
+	return fmt.Sprintf(`{"query":%q,"detected_type":"domain","results":[%s]}`, q, strings.Join(rs, ","))
+}
+
+func TestIdenticalValuesAreAskedOnce(t *testing.T) {
+	h := newHarness(t, "a.example", "b.example", "a.example", "A.EXAMPLE", "a.example")
+	a := h.reg.Register("a", httpmock.Query("q", "a.example"), httpmock.Delay(5*time.Millisecond, httpmock.JSON(answer("a.example", 1))))
+	b := h.reg.Register("b", httpmock.Query("q", "b.example"), httpmock.JSON(answer("b.example", 0)))
+	if err := h.run(t); err != nil {
+		t.Fatal(err)
+	}
+	h.reg.Verify(t)
+	if a.Calls() != 1 || b.Calls() != 1 {
+		t.Fatalf("a asked %d times, b %d times; want once each (A.EXAMPLE normalises to a.example)", a.Calls(), b.Calls())
+	}
+	if got := strings.Join(h.queries(), " "); got != "a.example b.example a.example a.example a.example" {
+		t.Fatalf("records: %s", got)
+	}
+}
+
+func TestOutputKeepsInputOrder(t *testing.T) {
+	var args []string
+	for i := range 60 {
+		args = append(args, fmt.Sprintf("h%d.example", i))
+	}
+	h := newHarness(t, args...)
+	h.opts.Concurrency = 8
+	for i, v := range args {
+		// Later values answer sooner: only the ordering puts them back.
+		h.reg.Register(v, httpmock.Query("q", v), httpmock.Delay(time.Duration(60-i)*200*time.Microsecond, httpmock.JSON(answer(v, i%2))))
+	}
+	if err := h.run(t); err != nil {
+		t.Fatal(err)
+	}
+	h.reg.Verify(t)
+	if got, want := strings.Join(h.queries(), ","), strings.Join(args, ","); got != want {
+		t.Fatalf("order:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestConcurrencyBoundsRequestsInFlight(t *testing.T) {
+	var args []string
+	for i := range 40 {
+		args = append(args, fmt.Sprintf("h%d.example", i))
+	}
+	for _, c := range []int{1, 3} {
+		h := newHarness(t, args...)
+		h.opts.Concurrency = c
+		h.reg.Register("all", httpmock.Any(), httpmock.Delay(2*time.Millisecond, httpmock.JSON(answer("x", 1))))
+		if err := h.run(t); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.reg.MaxInFlight(); got > c || (c > 1 && got < 2) {
+			t.Errorf("-c %d: %d requests in flight at most", c, got)
+		}
+		if h.reg.Requests() != 40 {
+			t.Errorf("-c %d: %d requests for 40 values", c, h.reg.Requests())
+		}
+	}
+}
+
+func TestRateSpacesRequests(t *testing.T) {
+	h := newHarness(t, "a.example", "b.example", "c.example", "d.example", "e.example")
+	h.opts.Rate = 20 // one request every 50 ms
+	h.opts.Concurrency = 5
+	h.reg.Register("all", httpmock.Any(), httpmock.JSON(answer("x", 1)))
+	if err := h.run(t); err != nil {
+		t.Fatal(err)
+	}
+	starts := h.reg.Starts()
+	if len(starts) != 5 {
+		t.Fatalf("%d requests", len(starts))
+	}
+	// A burst of 1: five requests span at least four intervals.
+	if span := starts[4].Sub(starts[0]); span < 180*time.Millisecond {
+		t.Fatalf("5 requests at --rate 20 spanned %v, want at least 200ms", span)
+	}
+}
+
+func TestRateBelowDeadlineIsAUsageError(t *testing.T) {
+	h := newHarness(t, "a.example", "b.example")
+	h.opts.Rate = 1e-7
+	err := h.run(t)
+	if failure.ExitCode(err) != failure.ExitUsage || h.reg.Requests() != 0 {
+		t.Fatalf("err %v after %d requests", err, h.reg.Requests())
+	}
+}
+
+// A 503 with Retry-After delays only the value that got it; a 429 slows
+// every request of the client.
+func TestRetryAfterWaitsPerValueExcept429(t *testing.T) {
+	for _, tc := range []struct {
+		status     int
+		othersWait bool
+	}{{503, false}, {429, true}} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			h := newHarness(t, "slow.example", "b.example", "c.example")
+			h.opts.Concurrency = 1 // so b and c go after slow's first try
+			var mu sync.Mutex
+			var sleeps []time.Duration
+			h.sleep = func(ctx context.Context, d time.Duration) error {
+				mu.Lock()
+				sleeps = append(sleeps, d)
+				mu.Unlock()
+				return nil
+			}
+			refused := h.reg.Register("slow", httpmock.Query("q", "slow.example"), httpmock.Sequence(
+				httpmock.Status(tc.status, map[string]string{"Retry-After": "7"}, `{"message":"busy"}`),
+				httpmock.JSON(answer("slow.example", 1))))
+			h.reg.Register("others", httpmock.Any(), httpmock.JSON(answer("x", 1)))
+			if err := h.run(t); err != nil {
+				t.Fatal(err)
+			}
+			h.reg.Verify(t)
+			if refused.Calls() != 2 {
+				t.Fatalf("the refused value was tried %d times, want 2", refused.Calls())
+			}
+			waits := 0
+			for _, d := range sleeps {
+				if d == 7*time.Second || d > 5*time.Second {
+					waits++
+				}
+			}
+			// The refused value waits its Retry-After; with a shared pause
+			// the other values wait for it too (at -c 1 each value's try
+			// runs after the pause began).
+			if tc.othersWait && waits < 2 {
+				t.Fatalf("429: other values did not wait for the shared pause: %v", sleeps)
+			}
+			if !tc.othersWait && waits != 1 {
+				t.Fatalf("503: %d waits (%v), want only the refused value's", waits, sleeps)
+			}
+		})
+	}
+}
+
+// -e is like grep: 0 when any value matched, 1 when none did, and an error
+// wins over both.
+func TestExitStatusIsGrepLike(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answers map[string]int // matches per value; -1 = 404
+		code    int
+	}{
+		{"one of two matched", map[string]int{"a.example": 2, "b.example": 0}, 0},
+		{"none matched", map[string]int{"a.example": 0, "b.example": 0}, 1},
+		{"an error wins", map[string]int{"a.example": 2, "b.example": -1}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "a.example", "b.example")
+			h.opts.ExitStatus = true
+			for v, n := range tc.answers {
+				if n < 0 {
+					h.reg.Register(v, httpmock.Query("q", v), httpmock.Status(404, nil, `{"message":"gone"}`))
+					continue
+				}
+				h.reg.Register(v, httpmock.Query("q", v), httpmock.JSON(answer(v, n)))
+			}
+			err := h.run(t)
+			if got := exitCode(err); got != tc.code {
+				t.Fatalf("exit %d (%v), want %d", got, err, tc.code)
+			}
+		})
+	}
+}
+
+func TestSingleValueErrorsComeBackAsErrors(t *testing.T) {
+	h := newHarness(t, "a.example")
+	h.reg.Register("a", httpmock.Any(), httpmock.Status(401, nil, `{"message":"bad token"}`))
+	err := h.run(t)
+	if failure.KindOf(err) != failure.Auth || h.out.Len() != 0 {
+		t.Fatalf("err %v, output %q", err, h.out.String())
+	}
+	h = newHarness(t, "bad\x01value")
+	if err := h.run(t); failure.KindOf(err) != failure.Input || h.reg.Requests() != 0 {
+		t.Fatalf("a bad value: err %v after %d requests", err, h.reg.Requests())
+	}
+}
+
+// exitCode is what the cli makes of err.
+func exitCode(err error) int {
+	var reported *failure.Reported
+	var raised *failure.Raised
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &reported):
+		return reported.Code
+	case errors.As(err, &raised):
+		return raised.Code
+	}
+	return failure.ExitCode(err)
+}
