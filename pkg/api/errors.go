@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
 
@@ -45,10 +46,9 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-func (e *APIError) Unwrap() error               { return e.Err }
-func (e *APIError) FailureKind() failure.Kind   { return e.Kind }
-func (e *APIError) HTTPStatus() int             { return e.Status }
-func (e *APIError) withHint(h string) *APIError { e.Hint = h; return e }
+func (e *APIError) Unwrap() error             { return e.Err }
+func (e *APIError) FailureKind() failure.Kind { return e.Kind }
+func (e *APIError) HTTPStatus() int           { return e.Status }
 
 // statusError builds the error for a non-2xx response.
 func statusError(op string, status int, contentType string, body []byte) *APIError {
@@ -104,13 +104,10 @@ func excerpt(contentType string, body []byte) string {
 		return clean(msg)
 	}
 	if isHTML(contentType, body) {
-		if t := htmlTitle(body); t != "" {
+		if t := htmlTitle(contentType, body); t != "" {
 			return clean("HTML page: " + t)
 		}
 		return "an HTML page"
-	}
-	if json.Valid(body) {
-		return clean(string(body))
 	}
 	return clean(string(body))
 }
@@ -166,24 +163,89 @@ func isHTML(contentType string, body []byte) bool {
 	if strings.Contains(strings.ToLower(contentType), "html") {
 		return true
 	}
-	head := strings.ToLower(string(body[:min(len(body), 512)]))
-	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") || strings.Contains(head, "<title")
+	head := body[:min(len(body), 512)]
+	return hasPrefixFold(head, "<!doctype html") || hasPrefixFold(head, "<html") || indexFold(head, "<title") >= 0
 }
 
-func htmlTitle(body []byte) string {
-	low := bytes.ToLower(body[:min(len(body), 64<<10)])
-	i := bytes.Index(low, []byte("<title"))
+// maxTitleScan bounds how far into an HTML page the title is looked for.
+const maxTitleScan = 64 << 10
+
+// htmlTitle returns the text of the page's <title>, entities decoded, or "".
+// Offsets are found in body itself, never in a case-folded copy: folding
+// can change a byte sequence's length (invalid UTF-8, some non-ASCII
+// letters), and offsets from the copy would cut body in the wrong place.
+func htmlTitle(contentType string, body []byte) string {
+	head := body[:min(len(body), maxTitleScan)]
+	i := indexFold(head, "<title")
 	if i < 0 {
 		return ""
 	}
-	j := bytes.IndexByte(low[i:], '>')
+	j := bytes.IndexByte(head[i:], '>')
 	if j < 0 {
 		return ""
 	}
 	start := i + j + 1
-	end := bytes.Index(low[start:], []byte("</title"))
+	end := indexFold(head[start:], "</title")
 	if end < 0 {
 		return ""
 	}
-	return strings.TrimSpace(string(body[start : start+end]))
+	title := head[start : start+end]
+	if isLatin1(contentType) {
+		return strings.TrimSpace(html.UnescapeString(latin1(title)))
+	}
+	return strings.TrimSpace(html.UnescapeString(string(title)))
+}
+
+// indexFold is bytes.Index for an ASCII pattern, ignoring ASCII case.
+func indexFold(s []byte, pattern string) int {
+	for i := 0; i+len(pattern) <= len(s); i++ {
+		if hasPrefixFold(s[i:], pattern) {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII pattern,
+// ignoring ASCII case in s.
+func hasPrefixFold(s []byte, pattern string) bool {
+	if len(s) < len(pattern) {
+		return false
+	}
+	for k := 0; k < len(pattern); k++ {
+		c := s[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != pattern[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// isLatin1 reports whether contentType names a single-byte Western charset.
+// windows-1252 differs from ISO-8859-1 only in 0x80-0x9f, which decode to
+// C1 controls here and are then sanitized away.
+func isLatin1(contentType string) bool {
+	_, params, ok := strings.Cut(strings.ToLower(contentType), "charset=")
+	if !ok {
+		return false
+	}
+	cs := strings.Trim(strings.TrimSpace(strings.SplitN(params, ";", 2)[0]), `"'`)
+	switch cs {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252", "us-ascii":
+		return true
+	}
+	return false
+}
+
+// latin1 decodes ISO-8859-1: each byte is the code point of the same number.
+func latin1(b []byte) string {
+	var s strings.Builder
+	s.Grow(len(b) + len(b)/4)
+	for _, c := range b {
+		s.WriteRune(rune(c))
+	}
+	return s.String()
 }
