@@ -30,6 +30,7 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	ctx, stop := interruptContext()
 	defer stop()
 
+	out := trackStdout(ios)
 	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
 	root := NewRootCmd(f)
 	root.SetArgs(args)
@@ -37,7 +38,7 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 
-	return reportError(ios.ErrOut, root.ExecuteContext(ctx))
+	return reportError(ios.ErrOut, out.check(root.ExecuteContext(ctx)))
 }
 
 // reportError prints err as one line and returns its exit code.
