@@ -170,7 +170,7 @@ func DefaultTransport(concurrency int) *http.Transport {
 func parseBase(raw string, allowInsecure bool) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, failure.New(failure.Config, "base URL %q is not an http:// or https:// URL", raw)
+		return nil, failure.New(failure.Config, "base URL %q is not an http:// or https:// URL", RedactRawURL(raw))
 	}
 	if u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname()) {
 		return nil, failure.New(failure.Config, "refusing to send the token over plain http to %s", u.Host).
@@ -371,9 +371,7 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 	}
 	defer resp.Body.Close()
 	body, readErr := c.readBody(resp)
-	if c.opt.Debug != nil {
-		c.logf("< %s %s (%s, %d bytes)", resp.Proto, resp.Status, since(start), len(body))
-	}
+	c.logResponse(resp, since(start), len(body))
 	if readErr != nil {
 		if errors.Is(readErr, errTooLarge) {
 			return nil, -1, &APIError{Op: op, Status: resp.StatusCode, Kind: failure.Decode,
