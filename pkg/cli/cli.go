@@ -33,6 +33,7 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	out := trackStdout(ios)
 	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
 	root := NewRootCmd(f)
+	routeStdLog(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
