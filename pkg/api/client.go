@@ -367,6 +367,9 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 				Message: fmt.Sprintf("stopped after %d redirects", maxRedirects),
 				Hint:    "the service redirects in a loop; check base_url"}
 		}
+		if e := finalTransportError(op, err); e != nil {
+			return nil, -1, e // a bad certificate or a dead proxy: another try fails the same way
+		}
 		return nil, 0, c.transportError(ctx, op, err)
 	}
 	defer resp.Body.Close()
@@ -381,6 +384,9 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 		return nil, 0, c.transportError(ctx, op, readErr)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if e := emptyAnswer(op, resp.StatusCode, body); e != nil {
+			return nil, -1, e
+		}
 		return body, 0, nil
 	}
 	e := statusError(op, resp.StatusCode, resp.Header.Get("Content-Type"), body)

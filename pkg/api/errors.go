@@ -2,10 +2,16 @@ package api
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -248,4 +254,108 @@ func latin1(b []byte) string {
 		s.WriteRune(rune(c))
 	}
 	return s.String()
+}
+
+// emptyAnswer is the error for a 2xx with nothing in it (a 204, or a 200
+// whose body is empty), naming the status the service really sent.
+func emptyAnswer(op string, status int, body []byte) *APIError {
+	if len(bytes.TrimSpace(body)) != 0 {
+		return nil
+	}
+	return &APIError{Op: op, Status: status, Kind: failure.Decode, Message: "the service answered with an empty body",
+		Hint: "the service sent no " + op + " answer; try again later, or check base_url"}
+}
+
+// finalTransportError explains the transport failures that another try
+// would only repeat, or nil: a certificate that does not verify, and a
+// proxy that cannot be reached or refuses the tunnel. The caller must not
+// retry them.
+func finalTransportError(op string, err error) *APIError {
+	if e := tlsError(op, err); e != nil {
+		return e
+	}
+	return proxyError(op, err)
+}
+
+// tlsError explains a certificate that failed verification, or nil.
+func tlsError(op string, err error) *APIError {
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		verify   *tls.CertificateVerificationError
+		record   tls.RecordHeaderError
+	)
+	e := &APIError{Op: op, Kind: failure.Network, Err: err}
+	switch {
+	case errors.As(err, &unknown):
+		e.Message = "the service's TLS certificate is signed by an authority this system does not trust"
+		e.Hint = "if the service uses a private CA, point ca_cert at its PEM file (`tilookup config set ca_cert FILE`)"
+	case errors.As(err, &hostname):
+		e.Message = "the service's TLS certificate is not valid for " + clean(hostname.Host)
+		e.Hint = "check base_url: the host must be one the certificate names"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		e.Message = "the service's TLS certificate has expired or is not valid yet"
+		e.Hint = "check this machine's clock; otherwise the service must renew its certificate"
+	case errors.As(err, &invalid), errors.As(err, &verify):
+		e.Message = "the service's TLS certificate does not verify: " + clean(describeNetErr(err))
+		e.Hint = "if the service uses a private CA, point ca_cert at its PEM file (`tilookup config set ca_cert FILE`)"
+	case errors.As(err, &record):
+		e.Message = "the service does not speak TLS on this port"
+		e.Hint = "check base_url: http:// or https://, and the port"
+	default:
+		return nil
+	}
+	return e
+}
+
+// proxyError explains a failure to reach the service through a proxy, or
+// nil: the proxy could not be reached (net/http's "proxyconnect" error), or
+// it refused to open the tunnel.
+func proxyError(op string, err error) *APIError {
+	variable := "HTTP_PROXY"
+	var ue *url.Error
+	if errors.As(err, &ue) && strings.HasPrefix(strings.ToLower(ue.URL), "https:") {
+		variable = "HTTPS_PROXY"
+	}
+	e := &APIError{Op: op, Kind: failure.Network, Err: err,
+		Hint: "check " + variable + " and NO_PROXY, or unset " + variable + " to connect directly"}
+	var refused *tunnelRefused
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &refused):
+		e.Message = fmt.Sprintf("the proxy %s (%s) refused to connect to the service: %d %s",
+			clean(refused.proxy), variable, refused.status, http.StatusText(refused.status))
+		if refused.status == http.StatusProxyAuthRequired {
+			e.Hint = "the proxy wants credentials: put them in " + variable + " (http://user:password@host:port)"
+		}
+	case !errors.As(err, &oe) || oe.Op != "proxyconnect" || oe.Err == nil:
+		return nil
+	default:
+		var dial *net.OpError
+		if errors.As(oe.Err, &dial) && dial.Addr != nil {
+			e.Message = fmt.Sprintf("cannot connect to the proxy %s (%s): %s", dial.Addr, variable, clean(innermost(dial)))
+		} else {
+			e.Message = fmt.Sprintf("cannot connect to the proxy (%s): %s", variable, clean(innermost(oe)))
+		}
+	}
+	return e
+}
+
+// innermost is the cause at the bottom of a network error, without the
+// "dial tcp ADDR: connect:" steps that led to it.
+func innermost(oe *net.OpError) string {
+	err := oe.Err
+	for {
+		var next *net.OpError
+		if !errors.As(err, &next) || next.Err == nil {
+			break
+		}
+		err = next.Err
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		err = se.Err
+	}
+	return err.Error()
 }
