@@ -235,33 +235,19 @@ func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error
 func DecodeSearch(body []byte) (*SearchResponse, error) { return decodeSearch(body, false) }
 
 func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
-	trimmed := strings.TrimSpace(string(body[:min(len(body), 64)]))
-	if trimmed == "" {
-		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode, Message: "the service answered with an empty body"}
+	results, compact, err := ScanSearch(body)
+	if err != nil {
+		return nil, err
 	}
-	if trimmed[0] != '{' {
-		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
-			Message: "the response is not a JSON object: " + clean(string(body[:min(len(body), 80)]))}
+	r := &SearchResponse{}
+	if !light {
+		// body is valid JSON, so an error here is a field of an
+		// unexpected type: keep what decoded, as the spec shows no
+		// guarantees of shape; JSON output still passes the raw bytes.
+		_ = json.Unmarshal(body, r)
 	}
-	var r SearchResponse
-	if light && json.Valid(body) {
-		// The bytes go out as they came; only the number of results is
-		// needed, and a scan finds it without decoding a single field.
-		r.Raw, r.count = body, countResults(body)
-		return &r, nil
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
-				Message: "the response is not valid JSON: " + clean(err.Error()), Err: err}
-		}
-		// A field of an unexpected type: keep what decoded, as the spec
-		// shows no guarantees of shape; JSON output still passes raw bytes.
-	}
-	r.Raw = body
-	r.count = len(r.Results)
-	return &r, nil
+	r.Raw, r.count, r.oneLine = body, results, !compact
+	return r, nil
 }
 
 // EventsMe calls GET /api/events/me and returns the JSON payload as sent.
