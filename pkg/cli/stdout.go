@@ -41,6 +41,16 @@ func (s *stdout) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Fd is the descriptor of the stream underneath, so that terminal size
+// queries still work through the wrapper; an invalid one when it is not a
+// file.
+func (s *stdout) Fd() uintptr {
+	if f, ok := s.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
 // check returns the error the run ends with. A write failure replaces
 // success, a usage error (cobra reports a failed write of help or a
 // completion script as a plain error) and an exit code whose explanation
