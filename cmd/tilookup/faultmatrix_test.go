@@ -61,6 +61,8 @@ import (
 //	redirect to another host   4      4       auth          (the token stays behind)
 //	escape sequences, bidi,    0      0       -             (sanitized in table output)
 //	invalid UTF-8
+//	503 ISO-8859-1 HTML page   6      6       server        (quoted by its title, no panic)
+//	invisible characters       0      0       -             (shown as <U+XXXX> in table output)
 const (
 	bulkValues = 1000
 	bulkRate   = 0.1
@@ -84,6 +86,8 @@ type faultCase struct {
 	// minSingle is how long a single run must at least take, proving a
 	// Retry-After was honoured.
 	minSingle time.Duration
+	// stderrHas and stdoutHas must appear in the single search's output.
+	stderrHas, stdoutHas string
 }
 
 func fixed(s string) func(string, string) string { return func(string, string) string { return s } }
@@ -127,6 +131,9 @@ func faultCases() []faultCase {
 		{name: "redirect-other-host", spec: func(other, path string) string { return "redirect=" + other + path },
 			search: 4, events: 4, kind: failure.Auth},
 		{name: "escape-bidi-invalid-utf8", spec: fixed("escape"), search: 0, events: 0},
+		{name: "503-html-latin1", spec: fixed("html-latin1"), search: 6, events: 6, kind: failure.Server, args: retries0,
+			stderrHas: "HTML page: 503 Dienst vorübergehend nicht verfügbar"},
+		{name: "invisible", spec: fixed("invisible"), search: 0, events: 0, stdoutHas: "evil<U+200B>.example"},
 	}
 }
 
@@ -248,7 +255,8 @@ func checkClean(t *testing.T, what string, out []byte, token string) {
 		}
 	}
 	for _, r := range s {
-		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f {
+		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f ||
+			(r >= 0x200b && r <= 0x200d) || r == 0x2060 || r == 0xfeff || (r >= 0xe0000 && r <= 0xe007f) {
 			t.Errorf("%s has %U: %q", what, r, s)
 			break
 		}
@@ -351,6 +359,9 @@ func TestFaultMatrix(t *testing.T) {
 			if tc.search == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
 				t.Errorf("search printed no result: %q", res.stdout)
 			}
+			if !bytes.Contains(res.stderr, []byte(tc.stderrHas)) || !bytes.Contains(res.stdout, []byte(tc.stdoutHas)) {
+				t.Errorf("search: want %q on stderr and %q on stdout; got %q and %q", tc.stderrHas, tc.stdoutHas, res.stderr, res.stdout)
+			}
 			if res.took < tc.minSingle {
 				t.Errorf("search took %s: Retry-After (%s) was not honoured", res.took, tc.minSingle)
 			}
@@ -383,7 +394,7 @@ func TestFaultMatrix(t *testing.T) {
 			t.Logf("bulk: exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
 			checkFaultBulk(t, tc, res, token, values, faulted)
 
-			if tc.name == "escape-bidi-invalid-utf8" {
+			if tc.name == "escape-bidi-invalid-utf8" || tc.name == "invisible" {
 				res = runBinary(t, bin, env(), stdin, args("search", "-c", "8")...)
 				if res.code != 0 {
 					t.Errorf("bulk table: exit %d (stderr %q)", res.code, res.stderr)

@@ -186,7 +186,7 @@ func DefaultTransport(concurrency int) *http.Transport {
 func parseBase(raw string, allowInsecure bool) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, failure.New(failure.Config, "base URL %q is not an http:// or https:// URL", raw)
+		return nil, failure.New(failure.Config, "base URL %q is not an http:// or https:// URL", RedactRawURL(raw))
 	}
 	if u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname()) {
 		return nil, failure.New(failure.Config, "refusing to send the token over plain http to %s", u.Host).
@@ -246,33 +246,19 @@ func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error
 func DecodeSearch(body []byte) (*SearchResponse, error) { return decodeSearch(body, false) }
 
 func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
-	trimmed := strings.TrimSpace(string(body[:min(len(body), 64)]))
-	if trimmed == "" {
-		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode, Message: "the service answered with an empty body"}
+	results, compact, err := ScanSearch(body)
+	if err != nil {
+		return nil, err
 	}
-	if trimmed[0] != '{' {
-		return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
-			Message: "the response is not a JSON object: " + clean(string(body[:min(len(body), 80)]))}
+	r := &SearchResponse{}
+	if !light {
+		// body is valid JSON, so an error here is a field of an
+		// unexpected type: keep what decoded, as the spec shows no
+		// guarantees of shape; JSON output still passes the raw bytes.
+		_ = json.Unmarshal(body, r)
 	}
-	var r SearchResponse
-	if light && json.Valid(body) {
-		// The bytes go out as they came; only the number of results is
-		// needed, and a scan finds it without decoding a single field.
-		r.Raw, r.count = body, countResults(body)
-		return &r, nil
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			return nil, &APIError{Op: OpSearch, Status: http.StatusOK, Kind: failure.Decode,
-				Message: "the response is not valid JSON: " + clean(err.Error()), Err: err}
-		}
-		// A field of an unexpected type: keep what decoded, as the spec
-		// shows no guarantees of shape; JSON output still passes raw bytes.
-	}
-	r.Raw = body
-	r.count = len(r.Results)
-	return &r, nil
+	r.Raw, r.count, r.oneLine = body, results, !compact
+	return r, nil
 }
 
 // EventsMe calls GET /api/events/me and returns the JSON payload as sent.
@@ -376,13 +362,14 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 				Message: fmt.Sprintf("stopped after %d redirects", maxRedirects),
 				Hint:    "the service redirects in a loop; check base_url"}
 		}
+		if e := finalTransportError(op, err); e != nil {
+			return nil, -1, e // a bad certificate or a dead proxy: another try fails the same way
+		}
 		return nil, 0, c.transportError(ctx, op, err)
 	}
 	defer resp.Body.Close()
 	body, readErr := c.readBody(resp)
-	if c.opt.Debug != nil {
-		c.logf("< %s %s (%s, %d bytes)", resp.Proto, resp.Status, since(start), len(body))
-	}
+	c.logResponse(resp, since(start), len(body))
 	if readErr != nil {
 		if errors.Is(readErr, errTooLarge) {
 			return nil, -1, &APIError{Op: op, Status: resp.StatusCode, Kind: failure.Decode,
@@ -392,6 +379,9 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 		return nil, 0, c.transportError(ctx, op, readErr)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if e := emptyAnswer(op, resp.StatusCode, body); e != nil {
+			return nil, -1, e
+		}
 		return body, 0, nil
 	}
 	e := statusError(op, resp.StatusCode, resp.Header.Get("Content-Type"), body)

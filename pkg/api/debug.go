@@ -7,15 +7,20 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // The --debug log: one line per request and per response, to stderr. The
-// Authorization header and every cookie value are redacted here, the only
-// place that prints headers.
+// Authorization header, every cookie value and the user info of every URL
+// are redacted here, the only place that prints headers. Every line is
+// sanitized as a whole: the status line, header values and redirect
+// targets come from the server and may carry escape sequences.
 
 func (c *Client) logf(format string, args ...any) {
 	if c.opt.Debug != nil {
-		fmt.Fprintf(c.opt.Debug, "[debug] "+format+"\n", args...)
+		fmt.Fprintln(c.opt.Debug, "[debug] "+sanitize.String(fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -23,23 +28,37 @@ func (c *Client) logRequest(req *http.Request) {
 	if c.opt.Debug == nil {
 		return
 	}
-	names := make([]string, 0, len(req.Header))
-	for name := range req.Header {
+	c.logf("> %s %s [%s]", req.Method, RedactURL(req.URL), headerLine(req.Header))
+}
+
+// logResponse logs the status line, the time taken, the body's size and
+// the response headers.
+func (c *Client) logResponse(resp *http.Response, took time.Duration, size int) {
+	if c.opt.Debug == nil {
+		return
+	}
+	c.logf("< %s %s (%s, %d bytes) [%s]", resp.Proto, resp.Status, took, size, headerLine(resp.Header))
+}
+
+// headerLine prints h sorted by name, credentials redacted.
+func headerLine(h http.Header) string {
+	names := make([]string, 0, len(h))
+	for name := range h {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	var hdr []string
 	for _, name := range names {
-		for _, v := range req.Header[name] {
+		for _, v := range h[name] {
 			hdr = append(hdr, name+": "+redactHeader(name, v))
 		}
 	}
-	c.logf("> %s %s [%s]", req.Method, req.URL.String(), strings.Join(hdr, "; "))
+	return strings.Join(hdr, "; ")
 }
 
 func redactHeader(name, value string) string {
 	switch http.CanonicalHeaderKey(name) {
-	case "Authorization":
+	case "Authorization", "Proxy-Authorization":
 		if scheme, _, ok := strings.Cut(value, " "); ok {
 			return scheme + " [redacted]"
 		}
@@ -52,8 +71,52 @@ func redactHeader(name, value string) string {
 			}
 		}
 		return strings.Join(parts, "; ")
+	case "Set-Cookie":
+		if k, _, ok := strings.Cut(value, "="); ok {
+			return k + "=[redacted]"
+		}
+		return "[redacted]"
 	}
 	return value
+}
+
+// RedactURL prints u with its user info, password and user name alike,
+// replaced: "https://admin:hunter2@ti.example/" gives
+// "https://[redacted]@ti.example/". Every URL that tilookup prints in an
+// error or a log line goes through it.
+func RedactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	if u.User == nil {
+		return u.String()
+	}
+	c := *u
+	c.User = nil
+	s := c.String()
+	if c.Scheme != "" && strings.HasPrefix(s, c.Scheme+"://") {
+		return c.Scheme + "://[redacted]@" + s[len(c.Scheme)+3:]
+	}
+	return s
+}
+
+// RedactRawURL is RedactURL for a URL as typed, which may not even parse:
+// whatever stands between the scheme and the last "@" before the path is
+// replaced.
+func RedactRawURL(raw string) string {
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(raw)
+	if j := strings.IndexAny(raw[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
+	at := strings.LastIndexByte(raw[start:end], '@')
+	if at < 0 {
+		return raw
+	}
+	return raw[:start] + "[redacted]" + raw[start+at:]
 }
 
 // redactURLErr keeps transport errors free of user-info in URLs.
@@ -61,8 +124,7 @@ func redactURLErr(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		if u, perr := url.Parse(ue.URL); perr == nil && u.User != nil {
-			u.User = url.User("[redacted]")
-			return &url.Error{Op: ue.Op, URL: u.String(), Err: ue.Err}
+			return &url.Error{Op: ue.Op, URL: RedactURL(u), Err: ue.Err}
 		}
 	}
 	return err

@@ -2,9 +2,16 @@ package api
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"html"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -45,10 +52,9 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-func (e *APIError) Unwrap() error               { return e.Err }
-func (e *APIError) FailureKind() failure.Kind   { return e.Kind }
-func (e *APIError) HTTPStatus() int             { return e.Status }
-func (e *APIError) withHint(h string) *APIError { e.Hint = h; return e }
+func (e *APIError) Unwrap() error             { return e.Err }
+func (e *APIError) FailureKind() failure.Kind { return e.Kind }
+func (e *APIError) HTTPStatus() int           { return e.Status }
 
 // statusError builds the error for a non-2xx response.
 func statusError(op string, status int, contentType string, body []byte) *APIError {
@@ -104,13 +110,10 @@ func excerpt(contentType string, body []byte) string {
 		return clean(msg)
 	}
 	if isHTML(contentType, body) {
-		if t := htmlTitle(body); t != "" {
+		if t := htmlTitle(contentType, body); t != "" {
 			return clean("HTML page: " + t)
 		}
 		return "an HTML page"
-	}
-	if json.Valid(body) {
-		return clean(string(body))
 	}
 	return clean(string(body))
 }
@@ -166,24 +169,193 @@ func isHTML(contentType string, body []byte) bool {
 	if strings.Contains(strings.ToLower(contentType), "html") {
 		return true
 	}
-	head := strings.ToLower(string(body[:min(len(body), 512)]))
-	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") || strings.Contains(head, "<title")
+	head := body[:min(len(body), 512)]
+	return hasPrefixFold(head, "<!doctype html") || hasPrefixFold(head, "<html") || indexFold(head, "<title") >= 0
 }
 
-func htmlTitle(body []byte) string {
-	low := bytes.ToLower(body[:min(len(body), 64<<10)])
-	i := bytes.Index(low, []byte("<title"))
+// maxTitleScan bounds how far into an HTML page the title is looked for.
+const maxTitleScan = 64 << 10
+
+// htmlTitle returns the text of the page's <title>, entities decoded, or "".
+// Offsets are found in body itself, never in a case-folded copy: folding
+// can change a byte sequence's length (invalid UTF-8, some non-ASCII
+// letters), and offsets from the copy would cut body in the wrong place.
+func htmlTitle(contentType string, body []byte) string {
+	head := body[:min(len(body), maxTitleScan)]
+	i := indexFold(head, "<title")
 	if i < 0 {
 		return ""
 	}
-	j := bytes.IndexByte(low[i:], '>')
+	j := bytes.IndexByte(head[i:], '>')
 	if j < 0 {
 		return ""
 	}
 	start := i + j + 1
-	end := bytes.Index(low[start:], []byte("</title"))
+	end := indexFold(head[start:], "</title")
 	if end < 0 {
 		return ""
 	}
-	return strings.TrimSpace(string(body[start : start+end]))
+	title := head[start : start+end]
+	if isLatin1(contentType) {
+		return strings.TrimSpace(html.UnescapeString(latin1(title)))
+	}
+	return strings.TrimSpace(html.UnescapeString(string(title)))
+}
+
+// indexFold is bytes.Index for an ASCII pattern, ignoring ASCII case.
+func indexFold(s []byte, pattern string) int {
+	for i := 0; i+len(pattern) <= len(s); i++ {
+		if hasPrefixFold(s[i:], pattern) {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII pattern,
+// ignoring ASCII case in s.
+func hasPrefixFold(s []byte, pattern string) bool {
+	if len(s) < len(pattern) {
+		return false
+	}
+	for k := 0; k < len(pattern); k++ {
+		c := s[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != pattern[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// isLatin1 reports whether contentType names a single-byte Western charset.
+// windows-1252 differs from ISO-8859-1 only in 0x80-0x9f, which decode to
+// C1 controls here and are then sanitized away.
+func isLatin1(contentType string) bool {
+	_, params, ok := strings.Cut(strings.ToLower(contentType), "charset=")
+	if !ok {
+		return false
+	}
+	cs := strings.Trim(strings.TrimSpace(strings.SplitN(params, ";", 2)[0]), `"'`)
+	switch cs {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252", "us-ascii":
+		return true
+	}
+	return false
+}
+
+// latin1 decodes ISO-8859-1: each byte is the code point of the same number.
+func latin1(b []byte) string {
+	var s strings.Builder
+	s.Grow(len(b) + len(b)/4)
+	for _, c := range b {
+		s.WriteRune(rune(c))
+	}
+	return s.String()
+}
+
+// emptyAnswer is the error for a 2xx with nothing in it (a 204, or a 200
+// whose body is empty), naming the status the service really sent.
+func emptyAnswer(op string, status int, body []byte) *APIError {
+	if len(bytes.TrimSpace(body)) != 0 {
+		return nil
+	}
+	return &APIError{Op: op, Status: status, Kind: failure.Decode, Message: "the service answered with an empty body",
+		Hint: "the service sent no " + op + " answer; try again later, or check base_url"}
+}
+
+// finalTransportError explains the transport failures that another try
+// would only repeat, or nil: a certificate that does not verify, and a
+// proxy that cannot be reached or refuses the tunnel. The caller must not
+// retry them.
+func finalTransportError(op string, err error) *APIError {
+	if e := tlsError(op, err); e != nil {
+		return e
+	}
+	return proxyError(op, err)
+}
+
+// tlsError explains a certificate that failed verification, or nil.
+func tlsError(op string, err error) *APIError {
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		verify   *tls.CertificateVerificationError
+		record   tls.RecordHeaderError
+	)
+	e := &APIError{Op: op, Kind: failure.Network, Err: err}
+	switch {
+	case errors.As(err, &unknown):
+		e.Message = "the service's TLS certificate is signed by an authority this system does not trust"
+		e.Hint = "if the service uses a private CA, point ca_cert at its PEM file (`tilookup config set ca_cert FILE`)"
+	case errors.As(err, &hostname):
+		e.Message = "the service's TLS certificate is not valid for " + clean(hostname.Host)
+		e.Hint = "check base_url: the host must be one the certificate names"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		e.Message = "the service's TLS certificate has expired or is not valid yet"
+		e.Hint = "check this machine's clock; otherwise the service must renew its certificate"
+	case errors.As(err, &invalid), errors.As(err, &verify):
+		e.Message = "the service's TLS certificate does not verify: " + clean(describeNetErr(err))
+		e.Hint = "if the service uses a private CA, point ca_cert at its PEM file (`tilookup config set ca_cert FILE`)"
+	case errors.As(err, &record):
+		e.Message = "the service does not speak TLS on this port"
+		e.Hint = "check base_url: http:// or https://, and the port"
+	default:
+		return nil
+	}
+	return e
+}
+
+// proxyError explains a failure to reach the service through a proxy, or
+// nil: the proxy could not be reached (net/http's "proxyconnect" error), or
+// it refused to open the tunnel.
+func proxyError(op string, err error) *APIError {
+	variable := "HTTP_PROXY"
+	var ue *url.Error
+	if errors.As(err, &ue) && strings.HasPrefix(strings.ToLower(ue.URL), "https:") {
+		variable = "HTTPS_PROXY"
+	}
+	e := &APIError{Op: op, Kind: failure.Network, Err: err,
+		Hint: "check " + variable + " and NO_PROXY, or unset " + variable + " to connect directly"}
+	var refused *tunnelRefused
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &refused):
+		e.Message = fmt.Sprintf("the proxy %s (%s) refused to connect to the service: %d %s",
+			clean(refused.proxy), variable, refused.status, http.StatusText(refused.status))
+		if refused.status == http.StatusProxyAuthRequired {
+			e.Hint = "the proxy wants credentials: put them in " + variable + " (http://user:password@host:port)"
+		}
+	case !errors.As(err, &oe) || oe.Op != "proxyconnect" || oe.Err == nil:
+		return nil
+	default:
+		var dial *net.OpError
+		if errors.As(oe.Err, &dial) && dial.Addr != nil {
+			e.Message = fmt.Sprintf("cannot connect to the proxy %s (%s): %s", dial.Addr, variable, clean(innermost(dial)))
+		} else {
+			e.Message = fmt.Sprintf("cannot connect to the proxy (%s): %s", variable, clean(innermost(oe)))
+		}
+	}
+	return e
+}
+
+// innermost is the cause at the bottom of a network error, without the
+// "dial tcp ADDR: connect:" steps that led to it.
+func innermost(oe *net.OpError) string {
+	err := oe.Err
+	for {
+		var next *net.OpError
+		if !errors.As(err, &next) || next.Err == nil {
+			break
+		}
+		err = next.Err
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		err = se.Err
+	}
+	return err.Error()
 }

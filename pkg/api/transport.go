@@ -27,13 +27,16 @@ type TransportOptions struct {
 }
 
 // NewTransport builds the keep-alive transport every call goes through. It
-// honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY (http.ProxyFromEnvironment),
-// and never negotiates below TLS 1.2. An unreadable or invalid CA file is a
-// configuration error: silently falling back to the system roots would turn
-// a typo into a confusing "unknown authority" on every call.
+// honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY (proxy.go: an unusable value
+// is a configuration error), and never negotiates below TLS 1.2. An
+// unreadable or invalid CA file is a configuration error: silently falling
+// back to the system roots would turn a typo into a confusing "unknown
+// authority" on every call.
 func NewTransport(o TransportOptions) (*http.Transport, error) {
 	t := DefaultTransport(o.Concurrency)
-	t.Proxy = http.ProxyFromEnvironment
+	if err := installProxy(t); err != nil {
+		return nil, err
+	}
 	t.ResponseHeaderTimeout = o.HeaderTimeout
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.CACertFile != "" {

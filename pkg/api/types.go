@@ -18,7 +18,15 @@ type SearchResponse struct {
 	Raw json.RawMessage `json:"-"`
 
 	count int // number of results, also when they were only counted
+	// oneLine: Raw is known to hold no white space between tokens, so
+	// that trimming it is enough to print it on one line. False when
+	// unknown.
+	oneLine bool
 }
+
+// OneLine reports whether bytes.TrimSpace(r.Raw) is already compact JSON,
+// so that NDJSON can skip json.Compact (ScanSearch found it out for free).
+func (r *SearchResponse) OneLine() bool { return r != nil && r.oneLine }
 
 // ResultCount is the number of matching resources, whether the results were
 // decoded (Search) or only counted (SearchRaw).

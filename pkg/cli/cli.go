@@ -30,14 +30,16 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	ctx, stop := interruptContext()
 	defer stop()
 
+	out := trackStdout(ios)
 	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
 	root := NewRootCmd(f)
+	routeStdLog(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 
-	return reportError(ios.ErrOut, root.ExecuteContext(ctx))
+	return reportError(ios.ErrOut, out.check(root.ExecuteContext(ctx)))
 }
 
 // reportError prints err as one line and returns its exit code: the one

@@ -143,7 +143,9 @@ func (p *ndjsonPrinter) Add(r Record) error {
 		return err
 	}
 	p.buf.Reset()
-	if err := json.Compact(&p.buf, doc); err != nil {
+	if r.Err == nil && r.Resp.OneLine() {
+		p.buf.Write(bytes.TrimSpace(doc)) // most answers: api.ScanSearch saw no inner white space
+	} else if err := json.Compact(&p.buf, doc); err != nil {
 		return decodeErr(err)
 	}
 	p.buf.WriteByte('\n')

@@ -77,6 +77,10 @@
 //	redirect=URL          302 to URL (absolute http/https, no ';')
 //	escape                200 search answer whose strings hold ESC, CSI,
 //	                      OSC, C1 controls, U+202E and invalid UTF-8
+//	html-latin1           503 with an ISO-8859-1 HTML page, non-UTF-8
+//	                      bytes before its <title>
+//	invisible             200 search answer whose strings hold zero-width
+//	                      characters, a BOM, a soft hyphen and tag characters
 //
 // and any of these modifiers:
 //

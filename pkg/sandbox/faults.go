@@ -35,6 +35,8 @@ const (
 	actRedirectLoop = "redirect-loop"
 	actRedirect     = "redirect"
 	actEscape       = "escape"
+	actHTMLLatin1   = "html-latin1"
+	actInvisible    = "invisible"
 )
 
 const (
@@ -198,7 +200,7 @@ func (f *fault) set(name, value string, hasValue bool) error {
 func (f *fault) setAction(name, value string, hasValue bool, needValue, noValue func() error) error {
 	switch name {
 	case actStatus, actReset, actTruncate, actMalformed, actHTML, actHuge, actEmpty, actArray,
-		actSlowDrip, actRedirectLoop, actRedirect, actEscape:
+		actSlowDrip, actRedirectLoop, actRedirect, actEscape, actHTMLLatin1, actInvisible:
 	default:
 		return fmt.Errorf("unknown clause %q; see FAULTS.md for the list", name)
 	}
@@ -363,6 +365,10 @@ func (f *fault) inject(w http.ResponseWriter, r *http.Request, produce func(*htt
 		return redirect(w, f.location, f.contentType)
 	case actEscape:
 		return escapeReply(queryParam(r)).write(w, f.contentType)
+	case actHTMLLatin1:
+		return reply{status: http.StatusServiceUnavailable, header: http.Header{"Content-Type": {"text/html; charset=ISO-8859-1"}}, body: []byte(latin1Page)}.write(w, f.contentType)
+	case actInvisible:
+		return invisibleReply(queryParam(r)).write(w, f.contentType)
 	}
 	// latency or content-type alone: the normal response, late or relabelled.
 	return produce(r).write(w, f.contentType)
@@ -511,6 +517,43 @@ const badGatewayPage = `<!DOCTYPE html>
 </body>
 </html>
 `
+
+// latin1Page is a 503 page in ISO-8859-1, as old proxies still send them:
+// umlauts and 0xff bytes before the title are not UTF-8, and each one
+// grows to three bytes when a client lower-cases the page to find <title>.
+const latin1Page = "<!DOCTYPE html>\n<html>\n<head>\n" +
+	"<!-- Gr\xfc\xdfe aus M\xfcnchen: \xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff -->\n" +
+	"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\">\n" +
+	"<title>503 Dienst vor\xfcbergehend nicht verf\xfcgbar</title>\n</head>\n" +
+	"<body><h1>Wartungsarbeiten</h1><p>Bitte versuchen Sie es sp\xe4ter.</p></body>\n</html>\n"
+
+// invisibleReply is a well-formed 200 search answer whose strings carry
+// characters a terminal shows as nothing: zero-width space, non-joiner and
+// joiner, word joiner, BOM, soft hyphen and tag characters, so that
+// "evil\u200b.example" would look like "evil.example".
+func invisibleReply(q string) reply {
+	preview, _ := json.Marshal(map[string]any{
+		"domain":       "evil\u200b.example",
+		"bom\ufeffkey": "a key with a BOM",
+		"tags":         "visible\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065\U000E007F",
+	})
+	resp := searchResponse{
+		Query:        q,
+		DetectedType: detectType(q),
+		Strategy:     "exact\u2060match",
+		Results: []searchResult{{
+			Resource:      "invisible_demo",
+			Label:         "Label\u200c with\u200d joiners",
+			Group:         "pay\u00adpal",
+			MatchedColumn: "\ufeffdomain",
+			MatchedValue:  "evil\u200b.example",
+			Count:         1,
+			Preview:       []json.RawMessage{preview},
+			DetailURL:     "http://127.0.0.1/evil\u200b.example",
+		}},
+	}
+	return jsonReply(http.StatusOK, resp)
+}
 
 // invalidUTF8Marker stands in for bytes that are not UTF-8 until the body
 // is encoded: encoding/json would otherwise replace them with U+FFFD.

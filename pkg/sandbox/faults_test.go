@@ -220,6 +220,28 @@ func TestFaults(t *testing.T) {
 				t.Errorf("body is not an HTML page: %s", r.body)
 			}
 		}},
+		{"html-latin1", eicarMD5, nil, func(t *testing.T, r result) {
+			wantStatus(t, r, 503)
+			if ct := r.resp.Header.Get("Content-Type"); !strings.EqualFold(ct, "text/html; charset=ISO-8859-1") {
+				t.Errorf("Content-Type %q", ct)
+			}
+			title := bytes.Index(r.body, []byte("<title>"))
+			if title < 0 || utf8.Valid(r.body[:title]) || !bytes.Contains(r.body[:title], []byte("\xff")) {
+				t.Errorf("want non-UTF-8 bytes, 0xff among them, before <title>: %q", r.body)
+			}
+		}},
+		{"invisible", eicarMD5, nil, func(t *testing.T, r result) {
+			wantStatus(t, r, 200)
+			a := decodeSearch(t, r.body)
+			if *a.Query != eicarMD5 || len(a.Results) != 1 {
+				t.Fatalf("not a one-result search answer: %s", r.body)
+			}
+			for _, c := range []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\U000E0069"} {
+				if !strings.Contains(string(r.body), c) {
+					t.Errorf("invisible answer lacks %U", []rune(c)[0])
+				}
+			}
+		}},
 		{"huge=2", eicarMD5, nil, func(t *testing.T, r result) {
 			wantStatus(t, r, 200)
 			if len(r.body) < 2<<20 || r.resp.ContentLength != int64(len(r.body)) {

@@ -27,6 +27,14 @@
 //     overrides U+202A–U+202E, the isolates U+2066–U+2069, and the marks
 //     U+200E, U+200F and U+061C. The marks are included because they can
 //     reorder the dots and slashes of an indicator just like an override.
+//   - Invisible characters become their code point in angle brackets, e.g.
+//     "evil<U+200B>.com": the zero-width space, non-joiner and joiner
+//     U+200B–U+200D, the word joiner and invisible operators U+2060–U+2064,
+//     the byte order mark U+FEFF, the soft hyphen U+00AD, U+180E, and the tag
+//     characters U+E0000–U+E007F. Printed as is, they make two different
+//     indicators look the same ("evil\u200b.com" and "evil.com") or smuggle
+//     hidden text. Joiners inside emoji sequences are shown too: in threat
+//     data an exact, visible value matters more than a pretty glyph.
 //   - Each byte of invalid UTF-8 becomes U+FFFD.
 //
 // A string with nothing to change is returned as is, without allocating.
@@ -34,6 +42,7 @@ package sanitize
 
 import (
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -74,8 +83,8 @@ func Truncate(s string, n int) string {
 
 // IsUnsafe reports whether a terminal could interpret r rather than show it,
 // or lay it out misleadingly: C0 controls (TAB and LF included), DEL, C1
-// controls, bidirectional formatting characters, and the line and paragraph
-// separators. U+FFFD itself is safe; invalid UTF-8 is the caller's concern.
+// controls, bidirectional formatting characters, the line and paragraph
+// separators, and invisible characters (IsInvisible). U+FFFD itself is safe; invalid UTF-8 is the caller's concern.
 func IsUnsafe(r rune) bool {
 	switch {
 	case r < 0x20 || r == 0x7f:
@@ -85,7 +94,20 @@ func IsUnsafe(r rune) bool {
 	case r <= 0x9f:
 		return true
 	}
-	return isBidi(r) || r == 0x2028 || r == 0x2029
+	return isBidi(r) || r == 0x2028 || r == 0x2029 || IsInvisible(r)
+}
+
+// IsInvisible reports whether r prints as nothing at all on a terminal
+// while changing what a string is: zero-width characters, the BOM, the soft
+// hyphen and the tag characters.
+func IsInvisible(r rune) bool {
+	switch {
+	case r < 0xad:
+		return false
+	case r == 0xad, r == 0x180e, r >= 0x200b && r <= 0x200d, r >= 0x2060 && r <= 0x2064, r == 0xfeff:
+		return true
+	}
+	return r >= 0xe0000 && r <= 0xe007f
 }
 
 func isBidi(r rune) bool {
@@ -154,12 +176,30 @@ func clean(s string, multi bool) string {
 		case r == 0x2028 || r == 0x2029:
 			b.WriteByte(' ')
 			i += size
+		case IsInvisible(r):
+			writeCodePoint(&b, r)
+			i += size
 		default:
 			b.WriteString(s[i : i+size])
 			i += size
 		}
 	}
 	return b.String()
+}
+
+// writeCodePoint writes r as "<U+XXXX>", the notation of the Unicode
+// charts, so that the analyst can look it up.
+func writeCodePoint(b *strings.Builder, r rune) {
+	const hex = "0123456789ABCDEF"
+	b.WriteString("<U+")
+	digits := 4
+	if r > 0xffff {
+		digits = 5
+	}
+	for shift := (digits - 1) * 4; shift >= 0; shift -= 4 {
+		b.WriteByte(hex[r>>shift&0xf])
+	}
+	b.WriteByte('>')
 }
 
 // cleanASCIIControl writes the replacement for the control byte at s[i] and
@@ -316,7 +356,13 @@ func JSON(b []byte) []byte {
 	return out
 }
 
+// appendUEscape appends r as a JSON \u escape; beyond the BMP (the tag
+// characters) as a UTF-16 surrogate pair, as JSON requires.
 func appendUEscape(out []byte, r rune) []byte {
+	if r > 0xffff {
+		hi, lo := utf16.EncodeRune(r)
+		return appendUEscape(appendUEscape(out, hi), lo)
+	}
 	const hex = "0123456789abcdef"
 	return append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }

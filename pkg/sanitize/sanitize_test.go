@@ -51,6 +51,13 @@ func TestString(t *testing.T) {
 		{"invalid utf8", "a\xffb\xc3", "a\ufffdb\ufffd"},
 		{"overlong", "\xc0\xaf", "\ufffd\ufffd"},
 		{"surrogate", "\xed\xa0\x80", "\ufffd\ufffd\ufffd"},
+		{"zero-width space", "evil\u200b.com", "evil<U+200B>.com"},
+		{"zero-width joiners", "a\u200cb\u200dc", "a<U+200C>b<U+200D>c"},
+		{"word joiner and bom", "\ufeffa\u2060b", "<U+FEFF>a<U+2060>b"},
+		{"invisible operator", "a\u2062b", "a<U+2062>b"},
+		{"soft hyphen", "pay\u00adpal.example", "pay<U+00AD>pal.example"},
+		{"tag characters", "ok\U000E0041\U000E007F", "ok<U+E0041><U+E007F>"},
+		{"visible neighbours kept", "\u200a\u200e\u2065\ufefe", "\u200a\ufffd\u2065\ufefe"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +126,20 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
+// TestJSONInvisible: invisible characters become \u escapes that decode to
+// the same string, a surrogate pair beyond the BMP.
+func TestJSONInvisible(t *testing.T) {
+	in := []byte("{\"d\":\"evil\u200b.com\U000E0041\"}")
+	got := JSON(in)
+	if want := `{"d":"evil\u200b.com\udb40\udc41"}`; string(got) != want {
+		t.Fatalf("JSON = %s, want %s", got, want)
+	}
+	var a, b map[string]string
+	if json.Unmarshal(in, &a) != nil || json.Unmarshal(got, &b) != nil || a["d"] != b["d"] {
+		t.Errorf("value changed: %q vs %q", a["d"], b["d"])
+	}
+}
+
 func TestJSON(t *testing.T) {
 	in := []byte("{\"a\":\"x\u009by\u202ez\x7f\xff\",\"b\":[1, 2]}\n")
 	got := JSON(in)
@@ -151,7 +172,7 @@ func checkSafe(t *testing.T, in, out string, multi bool) {
 		}
 	}
 	for _, r := range out {
-		if r >= 0x80 && r <= 0x9f || isBidi(r) || r == 0x2028 || r == 0x2029 {
+		if r >= 0x80 && r <= 0x9f || isBidi(r) || r == 0x2028 || r == 0x2029 || IsInvisible(r) {
 			t.Fatalf("output of %q has rune %U: %q", in, r, out)
 		}
 	}
@@ -161,6 +182,7 @@ func FuzzString(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "\x1b[2J", "\x1b]8;;http://x\x07y\x1b]8;;\x07", "\x1b]52;c;AAAA\x1b\\",
 		"\u009b31m", "\u009d0;t\u009c", "\u202e", "\xff\xfe", "a\r\nb\tc", "\x1bP", "\xc2", "\x1b\xc2\x9c",
+		"evil\u200b.com", "\U000E0041\ufeff",
 	} {
 		f.Add(s)
 	}
