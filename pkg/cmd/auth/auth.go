@@ -142,6 +142,7 @@ and stores it in the OS keyring under service "tilookup", user HOST.`,
 	hostFlag(cmd, f, &host)
 	cmd.Flags().BoolVar(&withToken, "with-token", false, "read the token from stdin")
 	cmd.Flags().BoolVar(&insecure, "insecure-storage", false, "store the token in plain text in the config file (mode 0600)")
+	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
 
@@ -278,6 +279,7 @@ Exits 3 when a host has no token and 4 when the service refuses one.`,
 	}
 	hostFlag(cmd, f, &host)
 	cmd.Flags().BoolVar(&noCheck, "no-check", false, "do not ask the service whether it accepts the token")
+	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
 

@@ -58,7 +58,7 @@ Several values print one summary row each in table mode, a JSON array with
 -o json, one line each with -o ndjson, always in input order. A value that
 fails becomes an error record, so no input is lost.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
-  tilookup search --sandbox 'hxxp://phish[.]example[.]com/login'
+  tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,6 +90,7 @@ fails becomes an error record, so no input is lost.`,
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicator values in table and CSV output, for pasting into tickets")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells that a spreadsheet would run as formulas")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
+	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
 
