@@ -27,7 +27,9 @@ func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Look up indicators in a threat-intelligence service",
 		Long: `tilookup finds one exact value (a hash, IP, domain, URL or CVE ID) across every
 resource of a threat-intelligence service, and calls its current-caller
-events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f`,
+events endpoint. Try it with no account:
+
+  tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f`,
 		Example: `  tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f
   tilookup detect 'hxxps://evil[.]example[.]com/x'
   tilookup help exit-codes`,
@@ -58,9 +60,9 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version, as tilookup version does")
 
 	pf := root.PersistentFlags()
-	f.ConfigFlag = pf.String("config", "", "config `file` (default: $TILOOKUP_CONFIG, see help environment)")
+	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "output `format`: table, json, ndjson or csv (default table)")
+	pf.StringP("output", "o", "", "output `format`: table (default), json, ndjson, csv")
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).

@@ -9,9 +9,9 @@ import "github.com/spf13/cobra"
 // file > default).
 func AddNetworkFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.String("base-url", "", "service `URL` for search (may carry a path prefix)")
+	fl.String("base-url", "", "service `URL` for search (may have a path prefix)")
 	fl.String("events-base-url", "", "service `URL` for events (default: the base URL)")
 	fl.String("timeout", "", "per-request `duration` (default 30s)")
-	fl.String("retries", "", "`N` extra tries on 429, 5xx and network errors (default 2)")
-	fl.Bool("debug", false, "log requests and responses to stderr (credentials redacted)")
+	fl.String("retries", "", "`N` retries on 429, 5xx, network errors (default 2)")
+	fl.Bool("debug", false, "log HTTP requests to stderr, credentials redacted")
 }
