@@ -82,13 +82,10 @@ func TestDidYouMeanPicksTheClosest(t *testing.T) {
 	}
 }
 
-// networkFlags are the flags only the commands that call the service have.
-var networkFlags = []string{"base-url", "events-base-url", "timeout", "retries", "debug"}
-
 func TestNetworkFlagsOnlyWhereTheServiceIsCalled(t *testing.T) {
 	online := map[string]bool{"tilookup search": true, "tilookup events me": true, "tilookup auth login": true, "tilookup auth status": true}
 	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
-		for _, name := range networkFlags {
+		for _, name := range []string{"base-url", "events-base-url", "timeout", "retries", "debug"} {
 			if has := c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil; has != online[c.CommandPath()] {
 				t.Errorf("%s: --%s present: %v", c.CommandPath(), name, has)
 			}
@@ -132,7 +129,7 @@ func TestFlagHelpFits80Columns(t *testing.T) {
 				}
 				name := regexp.MustCompile(`--([a-z-]+)`).FindStringSubmatch(line)
 				// search's own flags are the lead's, in pkg/cmd/search.
-				if c.Name() == "search" && name != nil && !isNetworkFlag(name[1]) {
+				if c.Name() == "search" && name != nil && !cmdutil.IsNetworkFlag(name[1]) {
 					continue
 				}
 				t.Errorf("%s: %d columns: %s", c.CommandPath(), len(line), line)
@@ -141,15 +138,6 @@ func TestFlagHelpFits80Columns(t *testing.T) {
 		check(c.LocalFlags())
 		check(c.InheritedFlags())
 	})
-}
-
-func isNetworkFlag(name string) bool {
-	for _, n := range networkFlags {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 func TestEnvironmentHelpNamesEveryVariable(t *testing.T) {

@@ -57,7 +57,7 @@ var moreEnvironment = []Entry{
 	{"TILOOKUP_PAGER", "The pager for long output on a terminal; default $PAGER, else less -FRX."},
 	{"PAGER", "The pager when TILOOKUP_PAGER is not set."},
 	{"NO_COLOR", "When set and not empty, no colour (https://no-color.org); --color beats it."},
-	{"CLICOLOR", "0 turns colour off, as NO_COLOR does."},
+	{"CLICOLOR", "0 turns colour off, unless CLICOLOR_FORCE is set; --color beats it."},
 	{"CLICOLOR_FORCE", "When set and not 0, colour even when stdout is not a terminal, unless NO_COLOR is set; --color beats it."},
 	{"BROWSER", "The browser search --web opens a result in (default: the system's)."},
 	{"HTTPS_PROXY, HTTP_PROXY, NO_PROXY", "The proxy for https and http requests, and the hosts that go direct. Through a proxy the token stays inside the TLS tunnel."},

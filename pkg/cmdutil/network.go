@@ -15,3 +15,17 @@ func AddNetworkFlags(cmd *cobra.Command) {
 	fl.String("retries", "", "`N` retries on 429, 5xx, network errors (default 2)")
 	fl.Bool("debug", false, "log HTTP requests to stderr, credentials redacted")
 }
+
+// networkFlags names the flags AddNetworkFlags adds.
+var networkFlags = []string{"base-url", "events-base-url", "timeout", "retries", "debug"}
+
+// IsNetworkFlag tells whether name (without dashes) is a flag that
+// AddNetworkFlags adds.
+func IsNetworkFlag(name string) bool {
+	for _, n := range networkFlags {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
