@@ -164,8 +164,8 @@ func bareHost(s string) string {
 	} else if c := strings.IndexByte(h, ':'); c >= 0 && strings.IndexByte(h[c+1:], ':') < 0 {
 		end = c
 	}
-	if end <= 0 || strings.ContainsAny(h[:end], "/@") {
-		return s
+	if end <= 0 || end == len(s) || strings.ContainsAny(h[:end], "/@") {
+		return s // nothing to take off, or no bare host
 	}
 	if rest := h[end:]; rest != "" && (rest[0] != ':' || !validPort(rest[1:])) {
 		return s

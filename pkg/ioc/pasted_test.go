@@ -104,3 +104,25 @@ func TestPrepareSeveralIndicators(t *testing.T) {
 		t.Errorf("one indicator over two lines: %v, want the control character error", err)
 	}
 }
+
+// TestPrepareCleanValuesDoNotAllocate guards bulk search, which prepares
+// every line: a value that needs no change costs no allocation.
+func TestPrepareCleanValuesDoNotAllocate(t *testing.T) {
+	for _, v := range []string{"44d88612fea8a8f36de82e1278abb02f", "203.0.113.66", "login-update.example.net", "https://verify-check.example/login", "CVE-2021-44228"} {
+		if n := testing.AllocsPerRun(100, func() { _, _, _ = Prepare(v, true) }); n != 0 {
+			t.Errorf("Prepare(%q): %v allocations", v, n)
+		}
+	}
+}
+
+func BenchmarkPrepare(b *testing.B) {
+	inputs := []string{"44d88612fea8a8f36de82e1278abb02f", "203.0.113[.]66:8080", "\"login-update.example.net/\"", "https://verify-check.example/login", "CVE-2021-44228."}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range inputs {
+			if _, _, err := Prepare(s, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
