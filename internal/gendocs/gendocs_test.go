@@ -86,6 +86,33 @@ func TestManPagesAndScripts(t *testing.T) {
 	if bytes.Contains(page, []byte("Auto generated")) {
 		t.Error("tilookup.1 carries cobra's dated footer")
 	}
+	for _, name := range []string{"tilookup.1", "tilookup-search.1", "tilookup-detect.1"} {
+		page, _ := os.ReadFile(filepath.Join(dir, "docs/man", name))
+		exit := bytes.Index(page, []byte("\n.SH EXIT STATUS\n"))
+		env := bytes.Index(page, []byte("\n.SH ENVIRONMENT\n"))
+		seeAlso := bytes.Index(page, []byte("\n.SH SEE ALSO\n"))
+		if exit < 0 || env < exit || seeAlso < env {
+			t.Errorf("%s: want EXIT STATUS, then ENVIRONMENT, before SEE ALSO (at %d, %d, %d)", name, exit, env, seeAlso)
+		}
+		for _, want := range []string{"\\fB130\\fP", "\\fBTILOOKUP_TOKEN\\fP", "\\fBTILOOKUP_MAX_RESPONSE_SIZE\\fP", "\\fBNO_COLOR\\fP", "with \\-e a value"} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+}
+
+func TestRoff(t *testing.T) {
+	for in, want := range map[string]string{
+		"a -e b":       `a \-e b`,
+		`C:\x`:         `C:\ex`,
+		".starts":      `\&.starts`,
+		"two\n  lines": "two lines",
+	} {
+		if got := roff(in); got != want {
+			t.Errorf("roff(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func listFiles(t *testing.T, dir string) map[string][]byte {

@@ -106,10 +106,44 @@ func genMan(root *cobra.Command, dir string) error {
 			return err
 		}
 		page := thDate.ReplaceAll(buf.Bytes(), []byte(`$1""`))
+		page = addSections(page)
 		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
 		return os.WriteFile(filepath.Join(dir, name), page, 0o644)
 	}
 	return walk(root)
+}
+
+// addSections puts EXIT STATUS and ENVIRONMENT, which cobra does not
+// write, before SEE ALSO, where man-pages(7) has them: every command
+// exits and reads the environment by the same rules.
+func addSections(page []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(".SH EXIT STATUS\n.PP\n" + roff(cli.ExitCodesIntro) + "\n")
+	for _, e := range cli.ExitCodes() {
+		b.WriteString(".TP\n\\fB" + roff(e.Name) + "\\fP\n" + roff(e.Text) + "\n")
+	}
+	b.WriteString(".PP\n" + roff(cli.ExitCodesOutro) + "\n\n\n")
+	b.WriteString(".SH ENVIRONMENT\n.PP\n" + roff(cli.EnvironmentIntro) + "\n")
+	for _, e := range cli.Environment() {
+		b.WriteString(".TP\n\\fB" + roff(e.Name) + "\\fP\n" + roff(e.Text) + "\n")
+	}
+	b.WriteString("\n\n")
+	at := bytes.Index(page, []byte(".SH SEE ALSO"))
+	if at < 0 {
+		at = len(page)
+	}
+	return append(page[:at:at], append(b.Bytes(), page[at:]...)...)
+}
+
+// roff escapes text for a man page: backslashes and hyphens, and a dot or
+// quote that would start a request. Line breaks are filled like spaces.
+func roff(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
 }
 
 func genMarkdown(root *cobra.Command, dir string) error {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -39,12 +41,14 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 
-	return reportError(ios.ErrOut, out.check(root.ExecuteContext(ctx)))
+	cmd, err := root.ExecuteContextC(ctx)
+	return reportError(ios.ErrOut, cmd, out.check(err))
 }
 
 // reportError prints err as one line and returns its exit code: the one
-// place where an error becomes an exit code.
-func reportError(w io.Writer, err error) int {
+// place where an error becomes an exit code. cmd is the command that
+// failed, which a mistake on the command line points to.
+func reportError(w io.Writer, cmd *cobra.Command, err error) int {
 	var reported *failure.Reported
 	var raised *failure.Raised
 	switch {
@@ -54,15 +58,30 @@ func reportError(w io.Writer, err error) int {
 		return reported.Code // already explained on screen
 	}
 	msg := sanitize.Line(err.Error())
-	// The pointer to --help is for mistakes on the command line only.
-	if failure.KindOf(err) == failure.Usage && !strings.Contains(msg, "--help") {
-		msg += " (see 'tilookup --help')"
+	if isArgError(err) && !strings.Contains(msg, "--help") {
+		msg += fmt.Sprintf(" (see '%s --help')", commandPath(cmd))
 	}
 	fmt.Fprintln(w, "tilookup: "+msg)
 	if errors.As(err, &raised) {
 		return raised.Code
 	}
 	return failure.ExitCode(err)
+}
+
+// isArgError tells a mistake on the command line, the one kind of error
+// that points to --help: an ArgError, or an error of no kind, which only
+// cobra's flag and argument checks return.
+func isArgError(err error) bool {
+	var argErr *cmdutil.ArgError
+	var kinded failure.Kinded
+	return errors.As(err, &argErr) || !errors.As(err, &kinded)
+}
+
+func commandPath(cmd *cobra.Command) string {
+	if cmd == nil {
+		return "tilookup"
+	}
+	return cmd.CommandPath()
 }
 
 // interruptContext ends on the first SIGINT or SIGTERM; a second one exits

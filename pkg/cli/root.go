@@ -16,21 +16,27 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/version"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
-	"github.com/tilookup/tilookup/pkg/failure"
 )
 
 // NewRootCmd builds the command tree. It only declares flags and commands:
 // nothing here reads files, the keyring or the network.
 func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
+	var showVersion bool
 	root := &cobra.Command{
 		Use:   "tilookup <command>",
 		Short: "Look up indicators in a threat-intelligence service",
 		Long: `tilookup finds one exact value (a hash, IP, domain, URL or CVE ID) across every
 resource of a threat-intelligence service, and calls its current-caller
-events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f`,
+events endpoint. Try it with no account:
+
+  tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f`,
+		Example: `  tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f
+  tilookup detect 'hxxps://evil[.]example[.]com/x'
+  tilookup help exit-codes`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			bindFlags(f, cmd)
 			color, _ := cmd.Flags().GetString("color")
 			if cmd.Flags().Changed("color") {
 				if err := validateFlag("color", color); err != nil {
@@ -40,21 +46,32 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 			}
 			return nil
 		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				format, _ := cmd.Flags().GetString("output")
+				return version.Run(&version.Options{Out: f.IO.Out, JSON: format == "json" || format == "ndjson", Info: version.Get})
+			}
+			return cmd.Help()
+		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return failure.New(failure.Usage, "%s", plainFlagError(err.Error()))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		msg := plainFlagError(err.Error())
+		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok && c == root && cmdutil.IsNetworkFlag(name) {
+			// Before the command, a flag of one command is unknown to the
+			// root (and a bool one takes the command for its value).
+			return cmdutil.ArgErrorf("--%s belongs to the commands that call the service: give it after the command, as in tilookup search --%s VALUE", name, name)
+		}
+		return cmdutil.ArgErrorf("%s", msg)
 	})
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version, as tilookup version does")
 
 	pf := root.PersistentFlags()
-	f.ConfigFlag = pf.String("config", "", "config `file` (default: $TILOOKUP_CONFIG or tilookup/config.yaml in the user config dir)")
+	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.String("base-url", "", "service `URL` for search (may carry a path prefix)")
-	pf.String("events-base-url", "", "service `URL` for events (default: the base URL)")
-	pf.String("timeout", "", "per-request `duration` (default 30s)")
-	pf.String("retries", "", "`N` extra tries for 429, 502, 503, 504 and connection errors (default 2)")
-	pf.StringP("output", "o", "", "output `format`: table, json, ndjson or csv (default table)")
+	pf.StringP("output", "o", "", "output `format`: table (default), json, ndjson, csv")
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
-	f.DebugFlag = pf.Bool("debug", false, "log each request and response to stderr (credentials redacted)")
+	// Until a command runs, the persistent flags are all there is (shell
+	// completion of --profile reads the config with them).
 	f.Flags = pf
 
 	for _, name := range []string{"output", "color"} {
@@ -75,15 +92,30 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 	root.AddCommand(
 		search.NewCmd(f, nil),
 		auth.NewCmd(f),
-		detect.NewCmd(f),
-		extract.NewCmd(f),
+		detect.NewCmd(f, nil),
+		extract.NewCmd(f, nil),
 		events.NewCmd(f),
 		configcmd.NewCmd(f),
 		sandboxcmd.NewCmd(f),
-		version.NewCmd(f),
-		completion.NewCmd(f),
+		version.NewCmd(f, nil),
+		completion.NewCmd(f, nil),
+		newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp),
+		newTopic("exit-codes", "What each exit status means", ExitCodesHelp),
 	)
+	root.SetHelpCommand(newHelpCmd(root))
+	root.SetUsageTemplate(usageTemplate(root.UsageTemplate()))
+	guardParents(root)
 	return root
+}
+
+// bindFlags hands the running command's flags, its own and the inherited
+// persistent ones, to the config layer: the network flags live only on the
+// commands that call the service.
+func bindFlags(f *cmdutil.Factory, cmd *cobra.Command) {
+	f.Flags = cmd.Flags()
+	if debug, err := cmd.Flags().GetBool("debug"); err == nil {
+		f.DebugFlag = &debug
+	}
 }
 
 // plainFlagError drops the strconv detail pflag quotes for a bad number:
@@ -99,7 +131,7 @@ func plainFlagError(msg string) string {
 func validateFlag(name, value string) error {
 	k, _ := config.Lookup(name)
 	if err := k.Validate(value); err != nil {
-		return failure.New(failure.Usage, "--%s: %v", name, err)
+		return cmdutil.ArgErrorf("--%s: %v", name, err)
 	}
 	return nil
 }

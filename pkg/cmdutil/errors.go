@@ -19,9 +19,9 @@ func ExitWith(code int) error {
 	return &failure.Reported{Code: code}
 }
 
-// UsageError is a usage problem with a one-line message.
+// UsageError is a mistake on the command line, with a one-line message.
 func UsageError(format string, args ...any) error {
-	return failure.New(failure.Usage, format, args...)
+	return ArgErrorf(format, args...)
 }
 
 // ExactArgs is cobra.ExactArgs with a message that says what is expected.

@@ -22,28 +22,6 @@ type Indicator struct {
 	Type  Type
 }
 
-// Extract finds every indicator in free text, refanged, normalized, typed,
-// de-duplicated, in order of first appearance. See RULES.md for what counts.
-func Extract(text []byte) []Indicator {
-	var out []Indicator
-	e := newExtractor(nil)
-	m := newMerger(func(in Indicator) error {
-		out = append(out, in)
-		return nil
-	})
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		e.processLine(line)
-		m.merge(e)
-	}
-	return out
-}
-
 // extractor finds the candidates in one line at a time and keeps them, in
 // order and repeats included, for a merger to de-duplicate and report:
 // several extractors may then work on different parts of a report at once.
@@ -633,7 +611,8 @@ func (e *extractor) pieces(a, b int, sep byte) {
 }
 
 // slashWord: host[:port]/path is a URL without a scheme (its query and
-// fragment may follow), an IPv4 address with a short numeric suffix is a
+// fragment may follow), host[:port]/ with nothing after the slash is the
+// host, an IPv4 address with a short numeric suffix is a
 // CIDR block, reported as its address; anything else is split at slashes.
 func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	l := e.l
@@ -643,6 +622,11 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 			return we
 		}
 		uend := e.urlEnd(slash, limit)
+		if uend == slash+1 {
+			// example.com/ as an address bar shows it: the host.
+			e.word(ws, slash, slash)
+			return we
+		}
 		e.emit(ws, uend, URL)
 		return uend
 	}

@@ -13,8 +13,9 @@ const MaxLen = 4096
 
 // Validate rejects what must never be sent: a value empty after trimming
 // white space, longer than MaxLen bytes, not valid UTF-8, or containing a
-// control character (C0, DEL or C1; tabs and newlines inside the value
-// included). Byte offsets in messages count from the start of s. The error
+// control character (C0, DEL or C1; newlines inside the value included).
+// A tab is white space, as a space is: pasted from a spreadsheet or a
+// terminal, a value may hold one. Byte offsets in messages count from the start of s. The error
 // is a *failure.Error of kind failure.Input with a one-line message.
 func Validate(s string) error {
 	t := strings.TrimSpace(s)
@@ -28,7 +29,7 @@ func Validate(s string) error {
 	for i := 0; i < len(t); {
 		c := t[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
+			if (c < 0x20 && c != '\t') || c == 0x7f {
 				return failure.New(failure.Input, "value contains control character U+%04X at byte %d", c, off+i)
 			}
 			i++
@@ -44,21 +45,6 @@ func Validate(s string) error {
 		i += size
 	}
 	return nil
-}
-
-// Prepare is what `search` and `detect` call for each input: trim white
-// space, Validate, then (if refang) Refang, Detect and Normalize. value is
-// what gets searched; on error it is "" and t is Unknown.
-func Prepare(input string, refang bool) (value string, t Type, err error) {
-	if err := Validate(input); err != nil {
-		return "", Unknown, err
-	}
-	v := strings.TrimSpace(input)
-	if refang {
-		v = strings.TrimSpace(Refang(dropInvisible(v)))
-	}
-	t = Detect(v)
-	return Normalize(v, t), t, nil
 }
 
 // dropInvisible removes the characters that copying from web pages, PDFs

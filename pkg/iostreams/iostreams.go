@@ -20,6 +20,7 @@ type IOStreams struct {
 	stdinTTY, stdoutTTY, stderrTTY bool
 	colorMode                      string // auto, always, never
 	noColorEnv                     bool
+	colorEnv                       envColor // CLICOLOR, CLICOLOR_FORCE
 	stdinFd                        int
 }
 
@@ -36,6 +37,7 @@ func System() *IOStreams {
 		stderrTTY:  term.IsTerminal(int(os.Stderr.Fd())),
 		colorMode:  "auto",
 		noColorEnv: noColor && os.Getenv("NO_COLOR") != "",
+		colorEnv:   colorFromEnv(os.Getenv("CLICOLOR"), os.Getenv("CLICOLOR_FORCE")),
 		stdinFd:    int(os.Stdin.Fd()),
 	}
 }
@@ -59,7 +61,9 @@ func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 func (s *IOStreams) SetColorMode(mode string) { s.colorMode = mode }
 
 // ColorEnabled reports whether stdout gets colour: always wins, never and a
-// non-empty NO_COLOR (https://no-color.org) lose, auto follows the terminal.
+// non-empty NO_COLOR (https://no-color.org) lose; then CLICOLOR_FORCE (not
+// 0) gives colour and CLICOLOR=0 takes it away (https://bixense.com/clicolors),
+// as gh reads them; else auto follows the terminal.
 func (s *IOStreams) ColorEnabled() bool {
 	switch s.colorMode {
 	case "always":
@@ -67,7 +71,34 @@ func (s *IOStreams) ColorEnabled() bool {
 	case "never":
 		return false
 	}
-	return !s.noColorEnv && s.stdoutTTY
+	switch {
+	case s.noColorEnv:
+		return false
+	case s.colorEnv == colorForced:
+		return true
+	case s.colorEnv == colorOff:
+		return false
+	}
+	return s.stdoutTTY
+}
+
+// envColor is what CLICOLOR and CLICOLOR_FORCE ask for.
+type envColor int
+
+const (
+	colorAuto envColor = iota
+	colorForced
+	colorOff
+)
+
+func colorFromEnv(clicolor, force string) envColor {
+	switch {
+	case force != "" && force != "0":
+		return colorForced
+	case clicolor == "0":
+		return colorOff
+	}
+	return colorAuto
 }
 
 // ReadPassword reads a line from the terminal on stdin without echo.

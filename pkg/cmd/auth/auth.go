@@ -38,7 +38,7 @@ A token is never accepted as a command-line argument.`,
 }
 
 func hostFlag(cmd *cobra.Command, f *cmdutil.Factory, host *string) {
-	cmd.Flags().StringVar(host, "host", "", "the `host` (or URL) the token is for (default: the host of base_url)")
+	cmd.Flags().StringVar(host, "host", "", "`host` or URL the token is for (default: base_url's)")
 	_ = cmd.RegisterFlagCompletionFunc("host", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return knownHosts(f), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -141,7 +141,8 @@ and stores it in the OS keyring under service "tilookup", user HOST.`,
 	}
 	hostFlag(cmd, f, &host)
 	cmd.Flags().BoolVar(&withToken, "with-token", false, "read the token from stdin")
-	cmd.Flags().BoolVar(&insecure, "insecure-storage", false, "store the token in plain text in the config file (mode 0600)")
+	cmd.Flags().BoolVar(&insecure, "insecure-storage", false, "store the token in plain text in the config file")
+	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
 
@@ -277,7 +278,8 @@ Exits 3 when a host has no token and 4 when the service refuses one.`,
 		},
 	}
 	hostFlag(cmd, f, &host)
-	cmd.Flags().BoolVar(&noCheck, "no-check", false, "do not ask the service whether it accepts the token")
+	cmd.Flags().BoolVar(&noCheck, "no-check", false, "do not check the token with the service")
+	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
 

@@ -38,10 +38,24 @@ func Script(root *cobra.Command, shell string, w io.Writer, descriptions bool) e
 	return cmdutil.UsageError("unknown shell %q: use bash, zsh, fish or powershell", shell)
 }
 
-// NewCmd is `tilookup completion`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// Options is what completion and completion install need to run.
+type Options struct {
+	Out io.Writer
+	// Script writes the script of the whole command tree for a shell.
+	Script func(shell string, w io.Writer, descriptions bool) error
+
+	Shell        string // "" with Install: from $SHELL
+	Descriptions bool
+	Install      bool
+}
+
+// NewCmd is `tilookup completion`. runF replaces the run in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	if runF == nil {
+		runF = run
+	}
 	cmd := &cobra.Command{
-		Use:   "completion",
+		Use:   "completion <command>",
 		Short: "Shell completion: print a script, or install it for your shell",
 		Long: `Tab completion for bash, zsh, fish and PowerShell: subcommands, flags, the
 values of --output and --color, config keys, profile names from your config
@@ -51,20 +65,30 @@ The quickest way is 'tilookup completion install', which puts the script where
 your shell looks for it and prints what it did. 'tilookup completion SHELL'
 prints the script, for setups that load it some other way.`,
 		ValidArgsFunction: cobra.NoFileCompletions,
-		// Without a RunE, cobra answers an unknown subcommand with the help
-		// text and exit 0, which a script would take for success.
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return cmdutil.UsageError("unknown shell %q: use bash, zsh, fish or powershell, or install", args[0])
-			}
-			return cmd.Help()
-		},
 	}
 	for _, shell := range Shells {
-		cmd.AddCommand(newShellCmd(f, shell))
+		cmd.AddCommand(newShellCmd(f, shell, runF))
 	}
-	cmd.AddCommand(newInstallCmd(f))
+	cmd.AddCommand(newInstallCmd(f, runF))
 	return cmd
+}
+
+// newOptions fills what every completion command shares.
+func newOptions(f *cmdutil.Factory, cmd *cobra.Command) *Options {
+	root := cmd.Root()
+	return &Options{
+		Out: f.IO.Out,
+		Script: func(shell string, w io.Writer, descriptions bool) error {
+			return Script(root, shell, w, descriptions)
+		},
+	}
+}
+
+func run(opts *Options) error {
+	if opts.Install {
+		return install(opts)
+	}
+	return opts.Script(opts.Shell, opts.Out, opts.Descriptions)
 }
 
 // shellHelp returns a shell's Long text and Example. Commands go in Example,
@@ -100,7 +124,7 @@ the line below to your profile ($PROFILE); 'tilookup completion install
 	return "", ""
 }
 
-func newShellCmd(f *cmdutil.Factory, shell string) *cobra.Command {
+func newShellCmd(f *cmdutil.Factory, shell string, runF func(*Options) error) *cobra.Command {
 	var noDesc bool
 	long, example := shellHelp(shell)
 	cmd := &cobra.Command{
@@ -111,7 +135,9 @@ func newShellCmd(f *cmdutil.Factory, shell string) *cobra.Command {
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return Script(cmd.Root(), shell, f.IO.Out, !noDesc)
+			opts := newOptions(f, cmd)
+			opts.Shell, opts.Descriptions = shell, !noDesc
+			return runF(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "complete without a description beside each value")

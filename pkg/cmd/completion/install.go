@@ -14,7 +14,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
-func newInstallCmd(f *cmdutil.Factory) *cobra.Command {
+func newInstallCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	var shell string
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -32,35 +32,44 @@ anything left for you to do. Nothing outside your home directory is touched.
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if shell == "" {
-				var err error
-				if shell, err = detectShell(); err != nil {
-					return err
-				}
-			}
-			var script bytes.Buffer
-			if err := Script(cmd.Root(), shell, &script, true); err != nil {
-				return err
-			}
-			plan, err := planFor(shell)
-			if err != nil {
-				return err
-			}
-			if plan.path != "" {
-				if err := writeScript(plan.path, script.Bytes()); err != nil {
-					return err
-				}
-				fmt.Fprintf(f.IO.Out, "Wrote the %s completion script to %s\n", shell, plan.path)
-			}
-			for _, line := range plan.advice {
-				fmt.Fprintln(f.IO.Out, line)
-			}
-			return nil
+			opts := newOptions(f, cmd)
+			opts.Shell, opts.Descriptions, opts.Install = shell, true, true
+			return runF(opts)
 		},
 	}
-	cmd.Flags().StringVar(&shell, "shell", "", "the `shell`: bash, zsh, fish or powershell (default: from $SHELL)")
+	cmd.Flags().StringVar(&shell, "shell", "", "the `shell`: bash, zsh, fish or powershell (default: $SHELL)")
 	_ = cmd.RegisterFlagCompletionFunc("shell", cobra.FixedCompletions(Shells, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// install writes the script where opts.Shell (or $SHELL's shell) loads it
+// and says what is left to do.
+func install(opts *Options) error {
+	shell := opts.Shell
+	if shell == "" {
+		var err error
+		if shell, err = detectShell(); err != nil {
+			return err
+		}
+	}
+	var script bytes.Buffer
+	if err := opts.Script(shell, &script, opts.Descriptions); err != nil {
+		return err
+	}
+	plan, err := planFor(shell)
+	if err != nil {
+		return err
+	}
+	if plan.path != "" {
+		if err := writeScript(plan.path, script.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.Out, "Wrote the %s completion script to %s\n", shell, plan.path)
+	}
+	for _, line := range plan.advice {
+		fmt.Fprintln(opts.Out, line)
+	}
+	return nil
 }
 
 // detectShell names the user's login shell. Windows has no $SHELL outside

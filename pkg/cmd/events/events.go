@@ -52,6 +52,7 @@ key/value rows plus a table for each of its arrays of objects.`,
 	}
 	me.Flags().BoolVar(&sandbox, "sandbox", false, "run against the built-in demo server")
 	me.Flags().StringVar(&jq, "jq", "", "filter the JSON output with a jq `expression`")
+	cmdutil.AddNetworkFlags(me)
 	cmd.AddCommand(me)
 	return cmd
 }

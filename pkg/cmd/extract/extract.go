@@ -15,12 +15,26 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
 )
 
-// NewCmd is `tilookup extract`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	var typesFlag string
-	var defang bool
+// Options is what extract needs to run.
+type Options struct {
+	In  io.Reader
+	Out io.Writer
+	// StdinTTY says whether In is a terminal, where nobody pipes text.
+	StdinTTY bool
+	// Format resolves the output format (flag, environment, config file).
+	Format func() (output.Format, error)
+
+	Files  []string
+	Types  string // the --types list, "" for all
+	Defang bool
+}
+
+// NewCmd is `tilookup extract`. runF replaces the run in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f) }}
 	cmd := &cobra.Command{
 		Use:   "extract [FILE...]",
 		Short: "Pull every indicator out of free text (offline)",
@@ -28,77 +42,89 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 prints every indicator found, refanged and normalised, de-duplicated, in order
 of first appearance. Table output is one value per line, so it pipes into
 tilookup search. File names such as invoice.pdf and version numbers such as
-"version 1.2.3.4" are not taken for domains or addresses.`,
+"version 1.2.3.4" are not taken for domains or addresses.
+
+--types takes md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve and
+email, and the groups hash (the four digests), ip (ipv4, ipv6) and all.`,
 		Example: `  tilookup extract report.txt | tilookup search
   pbpaste | tilookup extract --types ip,domain
   tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			var types []ioc.Type
-			if typesFlag != "" {
-				var err error
-				if types, err = ioc.ParseTypes(typesFlag); err != nil {
-					return err
-				}
+			opts.In, opts.Out, opts.StdinTTY = f.IO.In, f.IO.Out, f.IO.IsStdinTTY()
+			opts.Files = args
+			if runF != nil {
+				return runF(opts)
 			}
-			format, err := cmdutil.Format(f)
-			if err != nil {
-				return err
-			}
-			if len(args) == 0 && f.IO.IsStdinTTY() {
-				return cmdutil.UsageError("give a FILE, or pipe text on stdin")
-			}
-			r, closeAll, err := open(f.IO.In, args)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			w := cmdutil.NewListWriter(format, f.IO.Out, []string{"value", "type"})
-			table := format == "table"
-			err = ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
-				v := ind.Value
-				if defang {
-					v = ioc.Defang(v, ind.Type)
-				}
-				obj := struct {
-					Value string `json:"value"`
-					Type  string `json:"type"`
-				}{ind.Value, string(ind.Type)}
-				cells := []string{v, string(ind.Type)}
-				if table {
-					cells = cells[:1]
-				}
-				return w.Write(obj, cells)
-			})
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				var kinded failure.Kinded
-				if !errors.As(err, &kinded) {
-					err = readError(err)
-				}
-				return err
-			}
-			return nil
+			return run(opts)
 		},
 	}
-	cmd.Flags().StringVar(&typesFlag, "types", "", "only these `types`, comma-separated (md5,sha1,sha256,sha512,ipv4,ipv6,domain,url,cve,email; hash, ip)")
-	cmd.Flags().BoolVar(&defang, "defang", false, "defang values in table and CSV output, for pasting into tickets")
-	_ = cmd.RegisterFlagCompletionFunc("types", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		prefix := ""
-		if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
-			prefix = toComplete[:i+1]
-		}
-		names := []string{"hash", "ip"}
-		for _, t := range ioc.AllTypes {
-			names = append(names, string(t))
-		}
-		for i := range names {
-			names[i] = prefix + names[i]
-		}
-		return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
+	cmd.Flags().StringVar(&opts.Types, "types", "", "only these comma-separated `types`: ipv4,domain,hash,...")
+	cmd.Flags().BoolVar(&opts.Defang, "defang", false, "defang values in table and CSV output, for tickets")
+	_ = cmd.RegisterFlagCompletionFunc("types", completeTypes)
 	return cmd
+}
+
+func run(opts *Options) error {
+	var types []ioc.Type
+	if opts.Types != "" {
+		var err error
+		if types, err = ioc.ParseTypes(opts.Types); err != nil {
+			return err
+		}
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	if len(opts.Files) == 0 && opts.StdinTTY {
+		return cmdutil.UsageError("give a FILE, or pipe text on stdin")
+	}
+	r, closeAll, err := open(opts.In, opts.Files)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	w := cmdutil.NewListWriter(format, opts.Out, []string{"value", "type"})
+	table := format == output.Table
+	err = ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
+		v := ind.Value
+		if opts.Defang {
+			v = ioc.Defang(v, ind.Type)
+		}
+		obj := struct {
+			Value string `json:"value"`
+			Type  string `json:"type"`
+		}{ind.Value, string(ind.Type)}
+		cells := []string{v, string(ind.Type)}
+		if table {
+			cells = cells[:1]
+		}
+		return w.Write(obj, cells)
+	})
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	var kinded failure.Kinded
+	if err != nil && !errors.As(err, &kinded) {
+		err = readError(err)
+	}
+	return err
+}
+
+// completeTypes completes the last name of a --types list.
+func completeTypes(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	prefix := ""
+	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+		prefix = toComplete[:i+1]
+	}
+	names := []string{"hash", "ip"}
+	for _, t := range ioc.AllTypes {
+		names = append(names, string(t))
+	}
+	for i := range names {
+		names[i] = prefix + names[i]
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 // readError explains a failed read once: "cannot read /tmp: is a

@@ -57,7 +57,7 @@ pkg/sandbox/FAULTS.md.`,
 	fl.StringVar(&addr, "addr", "127.0.0.1:0", "search listener `address`")
 	fl.StringVar(&eventsAddr, "events-addr", "127.0.0.1:0", "events listener `address`")
 	fl.StringVar(&token, "token", "", "accepted bearer `token` (default: the demo token)")
-	fl.StringVar(&faults, "fault", "", "inject a fault into every request (`spec`, see FAULTS.md)")
+	fl.StringVar(&faults, "fault", "", "fault `spec` for every request (see FAULTS.md)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not log requests to stderr")
 	cmd.AddCommand(serve)
 	return cmd

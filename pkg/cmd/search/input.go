@@ -273,8 +273,8 @@ type jsonSplitter struct {
 	esc     bool
 }
 
-func (s *jsonSplitter) active() bool  { return s.inArray || s.buf != nil }
-func (s *jsonSplitter) reset()        { *s = jsonSplitter{} }
+func (s *jsonSplitter) active() bool { return s.inArray || s.buf != nil }
+func (s *jsonSplitter) reset()       { *s = jsonSplitter{} }
 func (s *jsonSplitter) excerpt() string {
 	return excerpt(s.buf)
 }

@@ -86,7 +86,7 @@ fails becomes an error record, so no input is lost.
 With -e, the exit status is like grep's: 0 when at least one value matched,
 1 when none did; an error (2-6, 130) wins over both.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
-  tilookup search --sandbox 'login-update[.]example[.]net'
+  tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -118,6 +118,7 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output, for tickets")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
+	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
 

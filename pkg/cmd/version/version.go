@@ -4,10 +4,11 @@
 package version
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -52,29 +53,51 @@ func Get() Info {
 	return info
 }
 
-// NewCmd is `tilookup version`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// Options is what version needs to run.
+type Options struct {
+	Out io.Writer
+	// JSON says whether -o json or ndjson was given. The config file is not
+	// read: the version is asked for when nothing else works.
+	JSON bool
+	Info func() Info
+}
+
+// NewCmd is `tilookup version`. runF replaces the run in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, build date, Go version and platform",
-		Args:  cobra.NoArgs,
+		Long: `Print the version, commit, build date, Go version and platform of this build;
+tilookup --version prints the same. With -o json or -o ndjson, one JSON object.`,
+		Example: `  tilookup version
+  tilookup version -o json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			info := Get()
 			format, _ := cmd.Flags().GetString("output")
-			if format == "json" || format == "ndjson" {
-				b, _ := json.Marshal(info)
-				fmt.Fprintln(f.IO.Out, string(b))
-				return nil
+			opts := &Options{Out: f.IO.Out, JSON: format == "json" || format == "ndjson", Info: Get}
+			if runF != nil {
+				return runF(opts)
 			}
-			fmt.Fprintf(f.IO.Out, "tilookup %s\n", info.Version)
-			if info.Commit != "" {
-				fmt.Fprintf(f.IO.Out, "commit:   %s\n", info.Commit)
-			}
-			if info.Date != "" {
-				fmt.Fprintf(f.IO.Out, "built:    %s\n", info.Date)
-			}
-			fmt.Fprintf(f.IO.Out, "go:       %s\nplatform: %s\n", info.GoVersion, info.Platform)
-			return nil
+			return Run(opts)
 		},
 	}
+}
+
+// Run prints the build's info; `tilookup --version` calls it too.
+func Run(opts *Options) error {
+	info := opts.Info()
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.Out, info)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tilookup %s\n", info.Version)
+	if info.Commit != "" {
+		fmt.Fprintf(&b, "commit:   %s\n", info.Commit)
+	}
+	if info.Date != "" {
+		fmt.Fprintf(&b, "built:    %s\n", info.Date)
+	}
+	fmt.Fprintf(&b, "go:       %s\nplatform: %s\n", info.GoVersion, info.Platform)
+	_, err := io.WriteString(opts.Out, b.String())
+	return err
 }

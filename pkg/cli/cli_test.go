@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+)
+
+func TestReportErrorPointsToHelpOnlyForCommandLineMistakes(t *testing.T) {
+	root := NewRootCmdForDocs()
+	events, _, _ := root.Find([]string{"events"})
+	tests := []struct {
+		err  error
+		cmd  *cobra.Command
+		want string
+		code int
+	}{
+		{cmdutil.ArgErrorf("unknown flag: --x"), events, "tilookup: unknown flag: --x (see 'tilookup events --help')\n", 2},
+		{errors.New("accepts 0 arg(s), received 1"), root, "tilookup: accepts 0 arg(s), received 1 (see 'tilookup --help')\n", 2},
+		{cmdutil.UsageError("give a VALUE"), nil, "tilookup: give a VALUE (see 'tilookup --help')\n", 2},
+		{failure.New(failure.Usage, "--jq: error: boom"), events, "tilookup: --jq: error: boom\n", 2},
+		{failure.New(failure.Input, "empty value"), events, "tilookup: empty value\n", 2},
+		{failure.New(failure.Config, "no base URL"), events, "tilookup: no base URL\n", 3},
+		{cmdutil.ArgErrorf("bad; run 'tilookup config --help'"), events, "tilookup: bad; run 'tilookup config --help'\n", 2},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if code := reportError(&buf, tt.cmd, tt.err); code != tt.code || buf.String() != tt.want {
+			t.Errorf("reportError(%v) = %d, %q; want %d, %q", tt.err, code, buf.String(), tt.code, tt.want)
+		}
+	}
+}
+
+func TestEveryParentRejectsUnknownSubcommands(t *testing.T) {
+	root := NewRootCmdForDocs()
+	n := 0
+	walk(root, func(c *cobra.Command) {
+		if !c.HasAvailableSubCommands() {
+			return
+		}
+		n++
+		args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "tilookup")), "bogus")
+		ios, _, out, errOut := iostreams.Test()
+		if code := Run(args, ios); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), `unknown command "bogus" for "`+c.CommandPath()+`"`) {
+			t.Errorf("%s bogus: exit %d, stdout %q, stderr %q", c.CommandPath(), code, out.String(), errOut.String())
+		}
+		ios, _, out, _ = iostreams.Test()
+		if code := Run(args[:len(args)-1], ios); code != 0 || !strings.Contains(out.String(), "Available Commands:") {
+			t.Errorf("%s alone: exit %d, stdout %q", c.CommandPath(), code, out.String())
+		}
+	})
+	if n < 5 {
+		t.Errorf("only %d parent commands found", n)
+	}
+}
+
+func TestDidYouMeanPicksTheClosest(t *testing.T) {
+	root := NewRootCmdForDocs()
+	config, _, _ := root.Find([]string{"config"})
+	for typed, want := range map[string]string{
+		"lst":  `. Did you mean "list"?`,
+		"gett": `. Did you mean "get"?`,
+		"zzzz": "",
+	} {
+		if got := didYouMean(config, typed); got != want {
+			t.Errorf("didYouMean(%q) = %q, want %q", typed, got, want)
+		}
+	}
+	if got := didYouMean(root, "exit"); got != `. Did you mean "exit-codes"?` {
+		t.Errorf("a help topic: %q", got)
+	}
+}
+
+func TestNetworkFlagsOnlyWhereTheServiceIsCalled(t *testing.T) {
+	online := map[string]bool{"tilookup search": true, "tilookup events me": true, "tilookup auth login": true, "tilookup auth status": true}
+	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
+		for _, name := range []string{"base-url", "events-base-url", "timeout", "retries", "debug"} {
+			if has := c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil; has != online[c.CommandPath()] {
+				t.Errorf("%s: --%s present: %v", c.CommandPath(), name, has)
+			}
+		}
+	})
+}
+
+// TestNetworkFlagsReachTheConfig checks flag > env with the flags that live on
+// one command: the config layer must read the running command's flags.
+func TestNetworkFlagsReachTheConfig(t *testing.T) {
+	t.Setenv("TILOOKUP_CONFIG", t.TempDir()+"/config.yaml")
+	t.Setenv("TILOOKUP_TIMEOUT", "9s")
+	t.Setenv("TILOOKUP_RETRIES", "")
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios}
+	root := NewRootCmd(f)
+	var timeout, retries string
+	var debug bool
+	search, _, _ := root.Find([]string{"search"})
+	search.RunE = func(*cobra.Command, []string) error {
+		timeout, _ = f.Get("timeout")
+		retries, _ = f.Get("retries")
+		debug = f.DebugFlag != nil && *f.DebugFlag
+		return nil
+	}
+	root.SetArgs([]string{"search", "--timeout", "4s", "--debug", "x"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if timeout != "4s" || retries != "2" || !debug {
+		t.Errorf("timeout %q (want the flag's 4s), retries %q (want the default 2), debug %v", timeout, retries, debug)
+	}
+}
+
+func TestFlagHelpFits80Columns(t *testing.T) {
+	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
+		check := func(fs *pflag.FlagSet) {
+			for _, line := range strings.Split(fs.FlagUsages(), "\n") {
+				if len(line) <= 80 {
+					continue
+				}
+				name := regexp.MustCompile(`--([a-z-]+)`).FindStringSubmatch(line)
+				// search's own flags are the lead's, in pkg/cmd/search.
+				if c.Name() == "search" && name != nil && !cmdutil.IsNetworkFlag(name[1]) {
+					continue
+				}
+				t.Errorf("%s: %d columns: %s", c.CommandPath(), len(line), line)
+			}
+		}
+		check(c.LocalFlags())
+		check(c.InheritedFlags())
+	})
+}
+
+func TestEnvironmentHelpNamesEveryVariable(t *testing.T) {
+	help := EnvironmentHelp()
+	want := []string{"TILOOKUP_TOKEN", "TILOOKUP_CONFIG", "TILOOKUP_CACHE", "TILOOKUP_PAGER", "PAGER", "NO_COLOR",
+		"CLICOLOR", "CLICOLOR_FORCE", "BROWSER", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"}
+	for _, k := range config.Keys {
+		if k.Env != "" {
+			want = append(want, k.Env)
+		}
+	}
+	// The README documents the contract's variables; none may be missing.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, regexp.MustCompile(`TILOOKUP_[A-Z_]+[A-Z]`).FindAllString(string(readme), -1)...)
+	for _, v := range want {
+		if !regexp.MustCompile(`(?m)^(\S+, )*` + v + `\b`).MatchString(help) {
+			t.Errorf("help environment does not list %s", v)
+		}
+	}
+	for _, text := range []string{help, ExitCodesHelp()} {
+		for _, line := range strings.Split(text, "\n") {
+			if len(line) > 80 {
+				t.Errorf("help topic line of %d columns: %s", len(line), line)
+			}
+		}
+	}
+}
+
+func TestExitCodesHelpMatchesTheContract(t *testing.T) {
+	help := ExitCodesHelp()
+	for _, code := range []int{failure.ExitOK, failure.ExitNoMatch, failure.ExitUsage, failure.ExitConfig, failure.ExitAuth, failure.ExitNotFound, failure.ExitService, failure.ExitInterrupted} {
+		if !regexp.MustCompile(`(?m)^    ` + strings.TrimSpace(strings.Repeat(" ", 0)+itoa(code)) + ` +\S`).MatchString(help) {
+			t.Errorf("exit code %d is not in help exit-codes", code)
+		}
+	}
+	if !strings.Contains(help, "one match among many values is success") {
+		t.Error("help exit-codes does not say that -e is like grep")
+	}
+}
+
+func itoa(n int) string {
+	var b [8]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+)
+
+// guardParents makes every command that only groups others (auth, config,
+// events, ...) answer a mistyped subcommand with an error and exit 2, and
+// print its help when given none. cobra's default for them is the help
+// text and exit 0, which a script takes for success.
+func guardParents(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		guardParents(sub)
+	}
+	if !c.HasSubCommands() {
+		return
+	}
+	if c.Args == nil {
+		c.Args = noUnknownSubcommand
+	}
+	if c.Run == nil && c.RunE == nil {
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+}
+
+func noUnknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return cmdutil.ArgErrorf("unknown command %q for %q%s", args[0], cmd.CommandPath(), didYouMean(cmd, args[0]))
+}
+
+// didYouMean suggests the subcommands and help topics of cmd close to typed.
+func didYouMean(cmd *cobra.Command, typed string) string {
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // what cobra uses for the root
+	}
+	names := cmd.SuggestionsFor(typed)
+	for _, sub := range cmd.Commands() {
+		if sub.IsAdditionalHelpTopicCommand() && strings.HasPrefix(sub.Name(), typed) {
+			names = append(names, sub.Name())
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	names = closest(names, typed)
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%q", n)
+	}
+	return ". Did you mean " + strings.Join(names, " or ") + "?"
+}
+
+// closest keeps the names nearest to typed: "lst" is "list" more than
+// "get" or "set".
+func closest(names []string, typed string) []string {
+	best := -1
+	var out []string
+	for _, n := range names {
+		d := distance(strings.ToLower(n), strings.ToLower(typed))
+		switch {
+		case best < 0 || d < best:
+			best, out = d, []string{n}
+		case d == best:
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// newHelpCmd is `tilookup help [command...]`. Unlike cobra's, it fails on
+// an unknown command or topic, and knows the help topics.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command, or a topic: environment, exit-codes",
+		Long: `Help about any command (tilookup help search), or one of the topics:
+environment (the variables tilookup reads) and exit-codes.`,
+		Example: `  tilookup help search
+  tilookup help environment
+  tilookup help exit-codes`,
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			parent, _, err := root.Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, sub := range parent.Commands() {
+				if sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+					names = append(names, sub.Name()+"\t"+sub.Short)
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil {
+				return cmdutil.ArgErrorf("%v", err)
+			}
+			if len(rest) > 0 {
+				return cmdutil.ArgErrorf("unknown help topic %q%s", strings.Join(args, " "), didYouMean(target, rest[0]))
+			}
+			return target.Help()
+		},
+	}
+}
+
+// usageTemplate drops the second usage line cobra shows for a command that
+// has subcommands and runs too: every parent does, to report a mistyped
+// subcommand, and its own line says <command> already.
+func usageTemplate(t string) string {
+	return strings.Replace(t, "{{if .HasAvailableSubCommands}}\n  {{.CommandPath}} [command]{{end}}", "{{if and .HasAvailableSubCommands (not .Runnable)}}\n  {{.CommandPath}} [command]{{end}}", 1)
+}

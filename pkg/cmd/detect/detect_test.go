@@ -1,0 +1,88 @@
+package detect
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+)
+
+func TestNewCmdFillsOptions(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	ios.SetTTY(true, false, false)
+	var got *Options
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(o *Options) error { got = o; return nil })
+	cmd.SetArgs([]string{"--no-refang", "--defang", "a.example", "b.example"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !got.NoRefang || !got.Defang || !got.StdinTTY || strings.Join(got.Values, " ") != "a.example b.example" {
+		t.Errorf("options = %+v", got)
+	}
+}
+
+func runDetect(t *testing.T, format output.Format, stdin string, tty bool, values ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(&Options{
+		In: strings.NewReader(stdin), Out: &out, StdinTTY: tty,
+		Format: func() (output.Format, error) { return format, nil },
+		Values: values,
+	})
+	return out.String(), err
+}
+
+func TestDetectReadsStdin(t *testing.T) {
+	out, err := runDetect(t, output.NDJSON, "203.0.113[.]66:8080\n\n# a comment\ninvoice.pdf\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"input":"203.0.113[.]66:8080","value":"203.0.113.66","type":"ipv4"}
+{"input":"invoice.pdf","value":"invoice.pdf","type":"unknown"}
+`
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	// "-" is stdin too; JSON is then always an array.
+	out, err = runDetect(t, output.JSON, "cve-2021-44228\n", false, "-")
+	if err != nil || out != "[\n{\"input\":\"cve-2021-44228\",\"value\":\"CVE-2021-44228\",\"type\":\"cve\"}\n]\n" {
+		t.Errorf("detect - = %q, %v", out, err)
+	}
+}
+
+func TestDetectStdinErrorsAreRecords(t *testing.T) {
+	out, err := runDetect(t, output.NDJSON, "a.example\n203.0.113.66 198.51.100.1\n", false)
+	var silent *failure.Reported
+	if !errors.As(err, &silent) || silent.Code != failure.ExitUsage {
+		t.Errorf("err = %v, want exit 2 after the records", err)
+	}
+	if !strings.Contains(out, `"type":"domain"`) || !strings.Contains(out, `"error":{"kind":"input","message":"the value holds several indicators (203.0.113.66, 198.51.100.1)`) {
+		t.Errorf("records:\n%s", out)
+	}
+}
+
+func TestDetectNeedsValueOnTerminal(t *testing.T) {
+	_, err := runDetect(t, output.Table, "", true)
+	if failure.KindOf(err) != failure.Usage || !strings.Contains(err.Error(), "give a VALUE, or pipe values on stdin") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestDetectOneValue(t *testing.T) {
+	out, err := runDetect(t, output.JSON, "", true, `"login-update.example.net/"`)
+	if err != nil || out != `{"input":"\"login-update.example.net/\"","value":"login-update.example.net","type":"domain"}`+"\n" {
+		t.Errorf("detect = %q, %v", out, err)
+	}
+	out, err = runDetect(t, output.Table, "", true, "44d88612fea8a8f36de82e1278abb02f,")
+	if err != nil || !strings.Contains(out, "44d88612fea8a8f36de82e1278abb02f  md5") {
+		t.Errorf("detect = %q, %v", out, err)
+	}
+	if _, err := runDetect(t, output.Table, "", true, "\x1b"); failure.KindOf(err) != failure.Input {
+		t.Errorf("a refused value: %v, want its input error", err)
+	}
+}

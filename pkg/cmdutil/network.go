@@ -1,0 +1,31 @@
+package cmdutil
+
+import "github.com/spf13/cobra"
+
+// AddNetworkFlags gives a command that calls the service the flags that
+// only matter there: where the service is, how long to wait and retry, and
+// --debug, which logs HTTP. Offline commands do not list them. The config
+// layer reads them from the running command's flags (flag > env > profile >
+// file > default).
+func AddNetworkFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.String("base-url", "", "service `URL` for search (may have a path prefix)")
+	fl.String("events-base-url", "", "service `URL` for events (default: the base URL)")
+	fl.String("timeout", "", "per-request `duration` (default 30s)")
+	fl.String("retries", "", "`N` retries on 429, 5xx, network errors (default 2)")
+	fl.Bool("debug", false, "log HTTP requests to stderr, credentials redacted")
+}
+
+// networkFlags names the flags AddNetworkFlags adds.
+var networkFlags = []string{"base-url", "events-base-url", "timeout", "retries", "debug"}
+
+// IsNetworkFlag tells whether name (without dashes) is a flag that
+// AddNetworkFlags adds.
+func IsNetworkFlag(name string) bool {
+	for _, n := range networkFlags {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
