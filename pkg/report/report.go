@@ -1,0 +1,88 @@
+// Package report is the outcome of a lookup over many indicators, as the
+// hand-off formats (Markdown, STIX) and triage see it: each indicator with
+// its status and the service's answer, and the values skipped before any
+// request, with the reason. search builds one from its records, triage
+// from a whole document.
+package report
+
+import (
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// Status is what became of one indicator.
+type Status string
+
+const (
+	Matched     Status = "matched"     // at least one resource matched
+	NoMatch     Status = "no_match"    // the service knows the type; nothing matched
+	Unsupported Status = "unsupported" // the service gave an unsupported_reason
+	Failed      Status = "failed"      // no answer: an error
+)
+
+// Indicator is one value looked up.
+type Indicator struct {
+	Value string              // the value sent (refanged, normalised)
+	Type  string              // the local type (ioc.Type), e.g. "ipv4"
+	Resp  *api.SearchResponse // nil when Err is set
+	Err   error
+}
+
+// Status classifies the indicator.
+func (i Indicator) Status() Status {
+	switch {
+	case i.Err != nil:
+		return Failed
+	case i.Resp.ResultCount() > 0:
+		return Matched
+	case i.Resp != nil && i.Resp.UnsupportedReason != "":
+		return Unsupported
+	}
+	return NoMatch
+}
+
+// Skipped is a value not looked up, and why (a private address, an
+// allow-list entry, a warning list).
+type Skipped struct {
+	Value  string
+	Type   string
+	Reason string
+}
+
+// Report is a whole run.
+type Report struct {
+	Title      string    // "Triage of report.txt", or the query of one search
+	Time       time.Time // when the lookups were made (STIX valid_from)
+	Indicators []Indicator
+	Skipped    []Skipped
+}
+
+// Summary counts the indicators by status.
+type Summary struct {
+	Total, Matched, NoMatch, Unsupported, Failed, Skipped int
+	ByType                                                map[string]int
+}
+
+// Summarize counts r.
+func (r *Report) Summarize() Summary {
+	s := Summary{Total: len(r.Indicators), Skipped: len(r.Skipped), ByType: map[string]int{}}
+	for _, in := range r.Indicators {
+		s.ByType[in.Type]++
+		switch in.Status() {
+		case Matched:
+			s.Matched++
+		case NoMatch:
+			s.NoMatch++
+		case Unsupported:
+			s.Unsupported++
+		case Failed:
+			s.Failed++
+		}
+	}
+	return s
+}
+
+// Kind is the failure kind of a failed indicator, for error objects.
+func (i Indicator) Kind() failure.Kind { return failure.KindOf(i.Err) }
