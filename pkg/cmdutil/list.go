@@ -24,7 +24,6 @@ type ListWriter struct {
 	n       int
 	csv     *csv.Writer
 	tw      *tabwriter.Writer
-	csvRaw  bool
 }
 
 // NewListWriter starts a list with the given table/CSV column names.

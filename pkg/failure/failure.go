@@ -1,6 +1,7 @@
 // Package failure gives every error tilookup reports a kind, and maps kinds to
-// the exit codes documented in the interface contract. It is the one place
-// where an exit code is decided.
+// the exit codes documented in the README. The code of one error is decided
+// here (Kind.ExitCode), the code of a run over many values too (Tally); only
+// pkg/cli turns the error a command returns into the process's exit code.
 package failure
 
 import (
@@ -29,7 +30,7 @@ const (
 	IO          Kind = "io"           // reading input or writing output failed (disk full, a directory given as a file)
 )
 
-// Exit codes, as documented in the README and shared/interface.md.
+// Exit codes, as documented in the README and `tilookup help exit-codes`.
 const (
 	ExitOK          = 0
 	ExitNoMatch     = 1

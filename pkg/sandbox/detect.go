@@ -54,8 +54,6 @@ func hasControl(s string) bool {
 	return false
 }
 
-var urlSchemes = []string{"http", "https", "ftp"}
-
 // strategyFor names the search strategy for a detected type; "none" means
 // the value is not searchable.
 func strategyFor(typ string) string {

@@ -1,5 +1,6 @@
 // Package sandbox is tilookup's built-in reference server: the two
-// operations of shared/api-spec.md, on loopback, over an embedded demo data
+// operations of the service's API (the search and the current-caller events),
+// on loopback, over an embedded demo data
 // set, with faults on request. Newcomers try the CLI against it with no
 // account (`tilookup search --sandbox 44d88612fea8a8f36de82e1278abb02f`),
 // script writers develop against it, and the project's end-to-end and fault
