@@ -1,0 +1,47 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+)
+
+// BenchmarkBulkNDJSON is a whole bulk run (input, pipeline, client,
+// printer) against a loopback server, per value; see bench/bulk for the
+// comparison with a minimal client.
+func BenchmarkBulkNDJSON(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("q")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"query":%q,"detected_type":"domain","strategy":"exact_domain","unsupported_reason":"","results":[{"resource":"domains","label":"Domains","group":"network","matched_column":"domain","matched_value":%q,"count":1,"preview":[{"score":42}],"detail_url":"http://127.0.0.1/x"}]}`, q, q)
+	}))
+	defer srv.Close()
+	var lines strings.Builder
+	for i := range b.N {
+		fmt.Fprintf(&lines, "host%d.example.com\n", i)
+	}
+	ios, _, _, _ := iostreams.Test()
+	ios.In = io.NopCloser(strings.NewReader(lines.String()))
+	ios.Out = io.Discard
+	opts := &Options{
+		IO: ios,
+		Client: func(c int) (*api.Client, error) {
+			return api.New(api.Options{BaseURL: srv.URL, Token: "t", Transport: api.DefaultTransport(c)}, false)
+		},
+		Output:      func(jq string) (output.Options, error) { return output.Options{Format: output.NDJSON}, nil },
+		Args:        []string{"-"},
+		Concurrency: 16,
+	}
+	b.ResetTimer()
+	if err := run(context.Background(), opts); err != nil {
+		b.Fatal(err)
+	}
+}
