@@ -127,11 +127,6 @@ func TestFlagHelpFits80Columns(t *testing.T) {
 				if len(line) <= 80 {
 					continue
 				}
-				name := regexp.MustCompile(`--([a-z-]+)`).FindStringSubmatch(line)
-				// search's own flags are the lead's, in pkg/cmd/search.
-				if c.Name() == "search" && name != nil && !cmdutil.IsNetworkFlag(name[1]) {
-					continue
-				}
 				t.Errorf("%s: %d columns: %s", c.CommandPath(), len(line), line)
 			}
 		}

@@ -107,17 +107,17 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "read values from `FILE`, one per line (repeatable; - for stdin)")
-	fl.IntVar(&opts.Limit, "limit", 0, "ask the service for at most `N` results (sent as limit)")
+	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "read values from `FILE` (repeatable; - is stdin)")
+	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second, retries included (0 = unlimited)")
+	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests/s, retries included")
 	fl.BoolVar(&opts.NoRefang, "no-refang", false, "search values exactly as given")
-	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none did (like grep)")
+	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
 	fl.BoolVar(&opts.Preview, "preview", false, "table mode: show each resource's preview records")
-	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output, for tickets")
-	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells a spreadsheet would run")
-	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
+	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
