@@ -199,23 +199,9 @@ func (r *run) emit(order <-chan *slot, sink Sink) error {
 	idle.stop()
 	defer idle.stop()
 	for {
-		var sl *slot
-		var ok bool
-		select {
-		case sl, ok = <-order:
-		default:
-			idle.start()
-			for waiting := true; waiting; {
-				select {
-				case sl, ok = <-order:
-					waiting = false
-				case <-r.ctx.Done():
-					return errInterrupted
-				case <-idle.timer.C:
-					idle.tick()
-				}
-			}
-			idle.stop()
+		sl, ok, live := await(r.ctx, idle, order)
+		if !live {
+			return errInterrupted
 		}
 		if !ok {
 			if r.inputErr != nil {
@@ -223,21 +209,8 @@ func (r *run) emit(order <-chan *slot, sink Sink) error {
 			}
 			return nil
 		}
-		select {
-		case <-sl.done:
-		default:
-			idle.start()
-			for waiting := true; waiting; {
-				select {
-				case <-sl.done:
-					waiting = false
-				case <-r.ctx.Done():
-					return errInterrupted
-				case <-idle.timer.C:
-					idle.tick()
-				}
-			}
-			idle.stop()
+		if _, _, live := await(r.ctx, idle, sl.done); !live {
+			return errInterrupted
 		}
 		if failure.KindOf(sl.res.Err) == failure.Interrupted {
 			// An interrupted value is not a record: stop at the last
@@ -249,6 +222,28 @@ func (r *run) emit(order <-chan *slot, sink Sink) error {
 		}
 		idle.dirty = true
 		r.release(sl.cost)
+	}
+}
+
+// await receives from ch, flushing the sink while it waits. live is false
+// when ctx ended first.
+func await[T any](ctx context.Context, idle *idler, ch <-chan T) (v T, ok, live bool) {
+	select {
+	case v, ok = <-ch:
+		return v, ok, true
+	default:
+	}
+	idle.start()
+	defer idle.stop()
+	for {
+		select {
+		case v, ok = <-ch:
+			return v, ok, true
+		case <-ctx.Done():
+			return v, false, false
+		case <-idle.timer.C:
+			idle.tick()
+		}
 	}
 }
 
