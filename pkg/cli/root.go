@@ -96,7 +96,7 @@ events endpoint. Try it with no account:
 		extract.NewCmd(f, nil),
 		events.NewCmd(f),
 		configcmd.NewCmd(f),
-		sandboxcmd.NewCmd(f),
+		sandboxcmd.NewCmd(f, nil),
 		version.NewCmd(f, nil),
 		completion.NewCmd(f, nil),
 		newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp),

@@ -3,7 +3,9 @@
 package sandboxcmd
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +14,23 @@ import (
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
-// NewCmd is `tilookup sandbox`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// ServeOptions are the parsed command line of `sandbox serve`.
+type ServeOptions struct {
+	Out, ErrOut io.Writer
+
+	Addr, EventsAddr string
+	Token            string // accepted bearer token; "" is the demo token
+	Faults           string
+	Quiet            bool
+}
+
+// NewCmd is `tilookup sandbox`. runF replaces serve's run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sandbox <command>",
 		Short: "Run the built-in reference server with demo data",
 	}
-	var addr, eventsAddr, token, faults string
-	var quiet bool
+	opts := &ServeOptions{Out: f.IO.Out, ErrOut: f.IO.ErrOut}
 	serve := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the search and events API on loopback until interrupted",
@@ -32,33 +43,41 @@ pkg/sandbox/FAULTS.md.`,
   curl -H "Authorization: Bearer ` + sandbox.DemoToken + `" 'http://127.0.0.1:8080/api/ti/resources/search?q=CVE-2021-44228'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts := sandbox.Options{Token: token, Faults: faults}
-			if !quiet {
-				opts.Log = f.IO.ErrOut
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			srv, err := sandbox.Start(opts, addr, eventsAddr)
-			if err != nil {
-				return failure.Wrap(failure.Usage, err, "cannot start the sandbox: "+err.Error())
-			}
-			defer srv.Close()
-			tok := token
-			if tok == "" {
-				tok = sandbox.DemoToken
-			}
-			fmt.Fprintf(f.IO.Out, "search:  %s\nevents:  %s\ntoken:   %s\n\n", srv.SearchURL, srv.EventsURL, tok)
-			fmt.Fprintf(f.IO.Out, "Try:     TILOOKUP_TOKEN=%s tilookup search --base-url %s --events-base-url %s 44d88612fea8a8f36de82e1278abb02f\n", tok, srv.SearchURL, srv.EventsURL)
-			fmt.Fprintln(f.IO.Out, "Press Ctrl-C to stop.")
-			<-c.Context().Done()
-			fmt.Fprintln(f.IO.ErrOut, "Stopping the sandbox.")
-			return nil
+			return serve(c.Context(), opts)
 		},
 	}
 	fl := serve.Flags()
-	fl.StringVar(&addr, "addr", "127.0.0.1:0", "search listener `address`")
-	fl.StringVar(&eventsAddr, "events-addr", "127.0.0.1:0", "events listener `address`")
-	fl.StringVar(&token, "token", "", "accepted bearer `token` (default: the demo token)")
-	fl.StringVar(&faults, "fault", "", "fault `spec` for every request (see FAULTS.md)")
-	fl.BoolVarP(&quiet, "quiet", "q", false, "do not log requests to stderr")
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "search listener `address`")
+	fl.StringVar(&opts.EventsAddr, "events-addr", "127.0.0.1:0", "events listener `address`")
+	fl.StringVar(&opts.Token, "token", "", "accepted bearer `token` (default: the demo token)")
+	fl.StringVar(&opts.Faults, "fault", "", "fault `spec` for every request (see FAULTS.md)")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not log requests to stderr")
 	cmd.AddCommand(serve)
 	return cmd
+}
+
+// serve runs the sandbox until ctx ends.
+func serve(ctx context.Context, opts *ServeOptions) error {
+	so := sandbox.Options{Token: opts.Token, Faults: opts.Faults}
+	if !opts.Quiet {
+		so.Log = opts.ErrOut
+	}
+	srv, err := sandbox.Start(so, opts.Addr, opts.EventsAddr)
+	if err != nil {
+		return failure.Wrap(failure.Usage, err, "cannot start the sandbox: "+err.Error())
+	}
+	defer srv.Close()
+	tok := opts.Token
+	if tok == "" {
+		tok = sandbox.DemoToken
+	}
+	fmt.Fprintf(opts.Out, "search:  %s\nevents:  %s\ntoken:   %s\n\n", srv.SearchURL, srv.EventsURL, tok)
+	fmt.Fprintf(opts.Out, "Try:     TILOOKUP_TOKEN=%s tilookup search --base-url %s --events-base-url %s 44d88612fea8a8f36de82e1278abb02f\n", tok, srv.SearchURL, srv.EventsURL)
+	fmt.Fprintln(opts.Out, "Press Ctrl-C to stop.")
+	<-ctx.Done()
+	fmt.Fprintln(opts.ErrOut, "Stopping the sandbox.")
+	return nil
 }
