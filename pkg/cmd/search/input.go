@@ -3,11 +3,13 @@ package search
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -27,6 +29,10 @@ import (
 //     that extract and detect write (one per line, or an array of them over
 //     one or many lines) give their "value"; an object without one, or JSON
 //     that does not parse, is an error record;
+//   - a stream whose first line is the header of detect's or extract's CSV
+//     (value,type or input,value,type) or of detect's table (INPUT VALUE
+//     TYPE) is read as that: the value column of each row, and detect's
+//     "error: ..." rows as error records;
 //   - every value is prepared (refanged, detected, normalised) once, here.
 
 // maxLine bounds how much of one plain input line is kept: anything longer
@@ -140,6 +146,10 @@ type lineReader struct {
 	offset int64
 	json   jsonSplitter
 	queue  []input // values of a JSON line, handed out one by one
+	// columns is set when the stream is detect's or extract's CSV or
+	// table, whose header was its first line.
+	columns *columns
+	started bool // a line that is not blank was read
 }
 
 func newLineReader(r io.Reader, name string) *lineReader {
@@ -169,8 +179,17 @@ func (l *lineReader) next() (input, bool, error) {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 			l.first = false
 		}
+		untrimmed := line
 		line = bytes.TrimSpace(line)
+		if !l.started && len(line) > 0 {
+			l.started = true
+			if l.columns = headerColumns(line); l.columns != nil {
+				continue
+			}
+		}
 		switch {
+		case l.columns != nil && len(line) > 0 && !tooLong:
+			l.queue = append(l.queue, l.columns.row(untrimmed, l.offset))
 		case tooLong && isJSONStart(line):
 			l.json.reset()
 			l.queue = append(l.queue, input{text: excerpt(line), err: errJSON(fmt.Sprintf("a JSON line longer than %d bytes", maxJSON)), offset: l.offset})
@@ -354,4 +373,61 @@ func (s *jsonSplitter) feed(line []byte, emit func([]byte, error)) {
 	if s.buf != nil {
 		s.buf = append(s.buf, '\n')
 	}
+}
+
+// columns reads the rows of detect's or extract's CSV or table output.
+type columns struct {
+	csv bool
+	// CSV: the fields of the value and the type (-1: none). Table: where
+	// the VALUE and TYPE columns start, in runes.
+	valueAt, typeAt int
+}
+
+// headerColumns recognises the header lines that detect and extract
+// write, or returns nil.
+func headerColumns(line []byte) *columns {
+	switch strings.ToLower(string(bytes.TrimSpace(line))) {
+	case "value,type":
+		return &columns{csv: true, valueAt: 0, typeAt: 1}
+	case "input,value,type":
+		return &columns{csv: true, valueAt: 1, typeAt: 2}
+	}
+	s := string(line)
+	if f := strings.Fields(s); len(f) == 3 && f[0] == "INPUT" && f[1] == "VALUE" && f[2] == "TYPE" {
+		return &columns{
+			valueAt: utf8.RuneCountInString(s[:strings.Index(s, "VALUE")]),
+			typeAt:  utf8.RuneCountInString(s[:strings.LastIndex(s, "TYPE")]),
+		}
+	}
+	return nil
+}
+
+// row reads one row (for a table, the line untrimmed: columns are found
+// by position, since an input may hold spaces or be empty).
+func (c *columns) row(line []byte, offset int64) input {
+	var value, typ string
+	if c.csv {
+		rec, err := csv.NewReader(bytes.NewReader(line)).Read()
+		if err != nil || len(rec) <= c.valueAt {
+			return input{text: excerpt(line), err: failure.New(failure.Input, "a CSV row that does not parse: %s", excerpt(line)), offset: offset}
+		}
+		value = rec[c.valueAt]
+		if c.typeAt < len(rec) {
+			typ = rec[c.typeAt]
+		}
+	} else {
+		r := []rune(string(line))
+		if len(r) <= c.valueAt {
+			return input{text: excerpt(line), err: failure.New(failure.Input, "a table row without a VALUE column: %s", excerpt(line)), offset: offset}
+		}
+		value = string(r[c.valueAt:min(c.typeAt, len(r))])
+		if len(r) > c.typeAt {
+			typ = string(r[c.typeAt:])
+		}
+	}
+	value, typ = strings.TrimSpace(value), strings.TrimSpace(typ)
+	if msg, ok := strings.CutPrefix(typ, "error: "); ok {
+		return input{text: value, err: failure.New(failure.Input, "%s", msg), offset: offset}
+	}
+	return input{text: value, offset: offset}
 }

@@ -44,6 +44,10 @@ func TestLineRules(t *testing.T) {
 		{"number element", `[{"value":"a"}, 5]`, []string{"a", "5!"}},
 		{"braces inside strings", `{"value":"a}]{[","type":"x"}`, []string{"a}]{["}},
 		{"unfinished JSON at the end", "[\n{\"value\":\"a\"},\n{\"value\":", []string{"a", `{"value":` + "\n!"}},
+		{"extract's CSV", "value,type\n203.0.113.66,ipv4\n\"a,b\",unknown\n", []string{"203.0.113.66", "a,b"}},
+		{"detect's CSV with an error row", "input,value,type\nX.COM,x.com,domain\n,,error: empty value\n", []string{"x.com", "!"}},
+		{"detect's table", "INPUT    VALUE    TYPE\n1.2.3.4  1.2.3.4  ipv4\na b      a b      unknown\n                  error: empty value\nx.com    x.com    domain\n", []string{"1.2.3.4", "a b", "!", "x.com"}},
+		{"a header only counts on the first line", "a.example\nvalue,type\n", []string{"a.example", "value,type"}},
 		{"text after an object", `{"value":"a"} junk` + "\nb", []string{"a", `{"value":"a"} junk!`, "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
