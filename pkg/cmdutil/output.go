@@ -1,12 +1,16 @@
 package cmdutil
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
 )
 
 // OutputOptions resolves the output format and terminal facts for a
-// printer. --jq implies JSON when the format is table or csv.
+// printer: every command's width, colour and hyperlink support are decided
+// here, from f.IO. --jq implies JSON when the format is table or csv.
 func OutputOptions(f *Factory, jq string) (output.Options, error) {
 	name, err := f.Get("output")
 	if err != nil {
@@ -20,10 +24,31 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 		format = output.JSON
 	}
 	return output.Options{
-		Format: format,
-		Out:    f.IO.Out,
-		TTY:    f.IO.IsStdoutTTY(),
-		Color:  f.IO.ColorEnabled(),
-		JQ:     jq,
+		Format:     format,
+		Out:        f.IO.Out,
+		TTY:        f.IO.IsStdoutTTY(),
+		Color:      f.IO.ColorEnabled(),
+		Width:      f.IO.TerminalWidth(),
+		Hyperlinks: f.IO.HyperlinksEnabled(),
+		JQ:         jq,
 	}, nil
+}
+
+// StartPager sends f.IO.Out through the user's pager (TILOOKUP_PAGER, the
+// pager config key, PAGER, else less -FRX) when stdout is a terminal and
+// noPager (--no-pager) is off. Call it before OutputOptions, and call the
+// returned function when the output is complete: it waits for the user to
+// quit the pager. A pager that cannot start is reported on stderr and the
+// output goes to the terminal directly.
+func StartPager(f *Factory, noPager bool) (stop func()) {
+	if noPager || !f.IO.IsStdoutTTY() {
+		return func() {}
+	}
+	cmd, _ := f.Get("pager")
+	f.IO.SetPager(strings.TrimSpace(cmd))
+	if err := f.IO.StartPager(); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: cannot start the pager %q: %v\n", f.IO.PagerCommand(), err)
+		return func() {}
+	}
+	return f.IO.StopPager
 }
