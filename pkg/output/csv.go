@@ -102,15 +102,19 @@ func (o Options) csvCells(row []string) []string {
 	}
 	out := make([]string, len(row))
 	for i, c := range row {
-		if o.TTY {
-			c = sanitize.Multiline(c)
-		}
-		if !o.CSVRaw {
-			c = neutralizeCSV(c)
-		}
-		out[i] = c
+		out[i] = o.csvCell(c)
 	}
 	return out
+}
+
+func (o Options) csvCell(c string) string {
+	if o.TTY {
+		c = sanitize.Multiline(c)
+	}
+	if !o.CSVRaw {
+		c = neutralizeCSV(c)
+	}
+	return c
 }
 
 func (p *csvPrinter) Flush() error {

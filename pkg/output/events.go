@@ -206,35 +206,18 @@ var csvLimits = decodeLimits{elems: 1 << 20, fields: 1 << 12, runes: 1 << 20, no
 
 const maxCSVColumns = 256
 
-// writeEventsCSV writes one row per element of the payload's main array.
+// writeEventsCSV writes one row per element of the payload's main array
+// (the payload itself when there is none), under a header of dotted keys in
+// the order first seen. Keys beyond maxCSVColumns are kept, as key=value
+// text, in a last "more" column, so that a payload of many distinct keys
+// costs rows, not rows × keys. Rows are written one at a time.
 func writeEventsCSV(o Options, v any) error {
-	rows, header := eventsCSVRows(v)
-	w := csv.NewWriter(o.Out)
-	if err := w.Write(o.csvCells(header)); err != nil {
-		return writeErr(err)
-	}
-	for _, row := range rows {
-		if err := w.Write(o.csvCells(row)); err != nil {
-			return writeErr(err)
-		}
-	}
-	w.Flush()
-	return writeErr(w.Error())
-}
-
-// eventsCSVRows flattens the main array's elements (or the payload) to rows
-// under a header of dotted keys in the order first seen. Keys beyond
-// maxCSVColumns are kept, as key=value text, in a last "more" column, so
-// that a payload of a million distinct keys costs rows, not rows × keys.
-func eventsCSVRows(v any) (rows [][]string, header []string) {
 	recs := []any{v}
 	if main := mainArray(v); main != nil {
 		recs = main.elems
 	} else if a, ok := v.(*array); ok {
 		recs = a.elems
 	}
-	index := map[string]int{}
-	overflow := false
 	flat := make([][]flatField, len(recs))
 	for r, rec := range recs {
 		obj, ok := rec.(*object)
@@ -242,7 +225,52 @@ func eventsCSVRows(v any) (rows [][]string, header []string) {
 			obj = &object{keys: []string{"value"}, vals: []any{rec}}
 		}
 		flat[r], _ = flatten(obj, csvLimits.fields)
-		for _, f := range flat[r] {
+	}
+	header, index, overflow := csvHeader(flat)
+	w := csv.NewWriter(o.Out)
+	write := func(row []string) error {
+		for i, c := range row {
+			row[i] = o.csvCell(c) // in place: a copy per row was most of the cost
+		}
+		return w.Write(row)
+	}
+	if err := write(header); err != nil {
+		return writeErr(err)
+	}
+	row := make([]string, len(header))
+	var rest []string
+	for r, fields := range flat {
+		clear(row)
+		rest = rest[:0]
+		if len(index) == 0 {
+			row[0] = compactText(recs[r], csvLimits.runes) // {} has no key
+		}
+		for _, f := range fields {
+			text := compactText(f.val, csvLimits.runes)
+			if i := index[f.key]; i >= 0 {
+				row[i] = text
+			} else {
+				rest = append(rest, f.key+"="+text)
+			}
+		}
+		if overflow {
+			row[len(row)-1] = strings.Join(rest, " ")
+		}
+		if err := write(row); err != nil {
+			return writeErr(err)
+		}
+	}
+	w.Flush()
+	return writeErr(w.Error())
+}
+
+// csvHeader lists the dotted keys in the order first seen, at most
+// maxCSVColumns, then "more" when there were others (index -1); "value"
+// when there are no keys at all.
+func csvHeader(flat [][]flatField) (header []string, index map[string]int, overflow bool) {
+	index = map[string]int{}
+	for _, fields := range flat {
+		for _, f := range fields {
 			if _, seen := index[f.key]; seen {
 				continue
 			}
@@ -255,34 +283,13 @@ func eventsCSVRows(v any) (rows [][]string, header []string) {
 			header = append(header, f.key)
 		}
 	}
-	if len(header) == 0 {
+	switch {
+	case len(header) == 0:
 		header = []string{"value"}
-		for _, rec := range recs {
-			rows = append(rows, []string{compactText(rec, csvLimits.runes)})
-		}
-		return rows, header
-	}
-	width := len(header)
-	if overflow {
+	case overflow:
 		header = append(header, "more")
 	}
-	for _, fields := range flat {
-		row := make([]string, len(header))
-		var rest []string
-		for _, f := range fields {
-			text := compactText(f.val, csvLimits.runes)
-			if i := index[f.key]; i >= 0 {
-				row[i] = text
-			} else {
-				rest = append(rest, f.key+"="+text)
-			}
-		}
-		if overflow {
-			row[width] = strings.Join(rest, " ")
-		}
-		rows = append(rows, row)
-	}
-	return rows, header
+	return header, index, overflow
 }
 
 // mainArray is the payload when it is an array of objects, else the

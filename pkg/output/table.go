@@ -398,13 +398,26 @@ func (p *summaryPrinter) Close() error { return p.Flush() }
 const maxCountDigits = 200
 
 // totalCount adds up the results' counts exactly; counts that are not
-// integers (absent, null, or odd) are left out. A count too long to add
-// makes the total "≥" the largest power of ten it shows.
+// integers (absent, null, or odd) are left out. Counts that fit an int64 are
+// added without big.Int, which would allocate per result. A count too long to
+// add makes the total "≥" the largest power of ten it shows.
 func totalCount(results []api.Result) string {
 	var sum, n big.Int
+	var small int64
 	huge := 0
 	for _, r := range results {
 		c := string(r.Count)
+		if c == "" {
+			continue
+		}
+		if v, err := strconv.ParseInt(c, 10, 64); err == nil && v > -1<<61 && v < 1<<61 {
+			small += v
+			if small > 1<<61 || small < -1<<61 {
+				sum.Add(&sum, n.SetInt64(small))
+				small = 0
+			}
+			continue
+		}
 		if len(c) > maxCountDigits && isDigits(c) {
 			c = strings.TrimLeft(c, "0")
 		}
@@ -421,7 +434,7 @@ func totalCount(results []api.Result) string {
 	if huge > 0 {
 		return "≥1e" + strconv.Itoa(huge)
 	}
-	return sum.String()
+	return sum.Add(&sum, n.SetInt64(small)).String()
 }
 
 func isDigits(s string) bool {
