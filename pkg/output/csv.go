@@ -14,6 +14,8 @@ import (
 // results is one row whose result columns are empty; a failed value is one row
 // with query and error filled and the rest empty. "query" is the value sent
 // (after refang, before defang). "count" is the server's number as written.
+// --defang applies to query and matched_value, never to detail_url: the
+// service's own link must still open.
 // Preview records are not part of CSV: they are free-form; use json.
 //
 // Formula injection: unless --csv-raw, a cell that begins with "=", "+", "-",
@@ -77,7 +79,7 @@ func (p *csvPrinter) Add(r Record) error {
 	}
 	for _, res := range resp.Results {
 		row[4], row[5], row[6], row[7] = res.Resource, res.Label, res.Group, res.MatchedColumn
-		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), defang(res.DetailURL)
+		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), res.DetailURL
 		if err := p.write(row); err != nil {
 			return err
 		}

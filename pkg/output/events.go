@@ -102,6 +102,12 @@ func eventsTable(o Options, b *bytes.Buffer, v any) {
 // that an escape sequence's payload does not show either.
 func writeIndented(o Options, b *bytes.Buffer, v any, depth int) {
 	pad := strings.Repeat("  ", depth+1)
+	if depth >= maxIndentDepth {
+		// Deeper levels on one line: indentation would grow with the
+		// square of the depth.
+		b.WriteString(sanitize.String(compactText(v, maxCellRunes)))
+		v = nil
+	}
 	switch v := v.(type) {
 	case *object:
 		if len(v.keys) == 0 {
@@ -135,6 +141,10 @@ func writeIndented(o Options, b *bytes.Buffer, v any, depth int) {
 		b.WriteString(pad[2:] + "]")
 	case string:
 		b.WriteString(jsonString(v))
+	case nil:
+		if depth < maxIndentDepth {
+			b.WriteString("null")
+		}
 	default:
 		s, _ := scalarString(v)
 		b.WriteString(s)
@@ -146,6 +156,8 @@ func writeIndented(o Options, b *bytes.Buffer, v any, depth int) {
 		}
 	}
 }
+
+const maxIndentDepth = 16
 
 // jsonString quotes s as JSON after sanitizing it, without HTML escaping.
 func jsonString(s string) string {

@@ -128,12 +128,14 @@ func shorten(s string, w int, kind cellKind) string {
 // head is the longest prefix of s at most w columns wide.
 func head(s string, w int) string {
 	used := 0
-	for i, r := range s {
-		rw := runeWidth(s[i : i+utf8.RuneLen(r)])
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		rw := runeWidth(s[i : i+size])
 		if used+rw > w {
 			return s[:i]
 		}
 		used += rw
+		i += size
 	}
 	return s
 }

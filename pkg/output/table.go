@@ -313,15 +313,38 @@ func newSummaryPrinter(o Options) *summaryPrinter {
 // summaryWidths: TYPE, RESOURCES and COUNT hold short values; QUERY gets up
 // to 64 (a SHA-256; a SHA-512 is shortened in the middle) but leaves STATUS
 // at least 16, and STATUS gets the rest, so that an error stays readable.
-// width 0: widths for the common values (up to a SHA-1), unbounded STATUS.
+// On a very narrow terminal RESOURCES, then COUNT, then TYPE are left out
+// (width -1). width 0: widths for the common values (up to a SHA-1), and
+// STATUS unbounded (0).
 func summaryWidths(width int) []int {
-	const typeW, resW, countW, statusMin = 7, 9, 7, 16
+	widths := []int{40, 7, 9, 7, 0}
 	if width <= 0 {
-		return []int{40, typeW, resW, countW, 0}
+		return widths
 	}
-	rest := width - typeW - resW - countW - 4*colGap
-	query := min(64, max(5, rest-statusMin))
-	return []int{query, typeW, resW, countW, max(6, rest-query)}
+	const queryMin, statusMin = 12, 16
+	fixed := func() (sum, n int) {
+		for _, w := range widths[1:4] {
+			if w > 0 {
+				sum += w + colGap
+				n++
+			}
+		}
+		return sum, n
+	}
+	for _, drop := range []int{2, 3, 1} {
+		if sum, _ := fixed(); width-sum-colGap >= queryMin+statusMin {
+			break
+		}
+		widths[drop] = -1
+	}
+	sum, _ := fixed()
+	rest := max(2, width-sum-colGap)
+	query := min(64, rest-statusMin)
+	if query < queryMin { // too narrow for both minimums: share evenly
+		query = max(1, (rest+1)/2)
+	}
+	widths[0], widths[4] = query, max(1, rest-query)
+	return widths
 }
 
 func (p *summaryPrinter) Add(r Record) error {
@@ -371,6 +394,10 @@ func summaryRow(o Options, r Record) []cell {
 func (p *summaryPrinter) writeRow(row []cell) {
 	o, b := p.opts, &p.buf
 	for i, c := range row {
+		w := p.widths[i]
+		if w < 0 {
+			continue // left out on a narrow terminal
+		}
 		if i > 0 {
 			b.WriteString("  ")
 		}
@@ -378,7 +405,6 @@ func (p *summaryPrinter) writeRow(row []cell) {
 		if text == "" {
 			text, style = emptyCell, styleDim
 		}
-		w := p.widths[i]
 		if o.Width > 0 {
 			text = shorten(text, w, c.kind)
 		}
