@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/browser"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // OutputOptions resolves the output format and terminal facts for a
@@ -51,4 +54,23 @@ func StartPager(f *Factory, noPager bool) (stop func()) {
 		return func() {}
 	}
 	return f.IO.StopPager
+}
+
+// OpenWeb is `search --web`: it opens the page of the result for resource
+// (the first result with a detail_url when resource is "") with b, e.g.
+// browser.New(f.IO.Out), which prints the URL instead when no browser can
+// be started. On a terminal, stderr says which page is being opened.
+func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource string) error {
+	u, err := output.WebURL(resp, resource)
+	if err != nil {
+		return err
+	}
+	opened, err := b.Open(u)
+	if err != nil {
+		return failure.Wrap(failure.IO, err, "cannot open "+sanitize.String(u)+": "+err.Error())
+	}
+	if opened && f.IO.IsStderrTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Opening %s in your browser.\n", sanitize.String(u))
+	}
+	return nil
 }
