@@ -167,3 +167,24 @@ func TestRenderAllocsPerRecord(t *testing.T) {
 		t.Errorf("%.0f allocations per summary row", allocs)
 	}
 }
+
+// TestCSVManyResults: CSV of a million results (issue 16 #4 measured 460 MB)
+// streams row by row with a few allocations each.
+func TestCSVManyResults(t *testing.T) {
+	const n = 1_000_000
+	resp := &api.SearchResponse{Results: make([]api.Result, n)}
+	var out bytes.Buffer
+	alloc := allocated(func() {
+		p, _ := NewSearchPrinter(Options{Format: CSV, Out: &out}, true)
+		if err := p.Add(Record{Query: "q", Resp: resp}); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+	})
+	if lines := bytes.Count(out.Bytes(), []byte("\n")); lines != n+1 {
+		t.Errorf("%d lines", lines)
+	}
+	if alloc > uint64(out.Cap())+32<<20 {
+		t.Errorf("allocated %d MB beyond the %d MB of output", (alloc-uint64(out.Cap()))>>20, out.Cap()>>20)
+	}
+}

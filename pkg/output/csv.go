@@ -38,6 +38,7 @@ type csvPrinter struct {
 	w          *csv.Writer
 	headerDone bool
 	row        []string
+	out        []string
 }
 
 func newCSVPrinter(opts Options) *csvPrinter {
@@ -87,10 +88,17 @@ func (p *csvPrinter) Add(r Record) error {
 	return nil
 }
 
-// write writes one row, neutralising formula cells in a copy so that row
-// can be reused for the next result of the same value.
+// write writes one row, neutralising formula cells in a copy (reused from
+// row to row) so that row can be reused for the next result of the same
+// value.
 func (p *csvPrinter) write(row []string) error {
-	return writeErr(p.w.Write(p.opts.csvCells(row)))
+	if len(p.out) != len(row) {
+		p.out = make([]string, len(row))
+	}
+	for i, c := range row {
+		p.out[i] = p.opts.csvCell(c)
+	}
+	return writeErr(p.w.Write(p.out))
 }
 
 // csvCells returns row as it should be written: on a terminal each cell is
