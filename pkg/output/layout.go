@@ -340,9 +340,7 @@ func writeRow(o Options, b *bytes.Buffer, row []cell, widths []int) {
 		if text == "" {
 			text, style = emptyCell, styleDim
 		}
-		if o.Width > 0 || w < textWidth(text) {
-			text = shorten(text, w, c.kind)
-		}
+		text = shorten(text, w, c.kind) // piped, w is the natural width: nothing is cut
 		b.WriteString(o.style(style, o.link(c.link, text)))
 		if i != last {
 			b.WriteString(strings.Repeat(" ", max(0, w-textWidth(text))))

@@ -112,7 +112,9 @@ func resultsGrid(o Options, query string, results []api.Result) *grid {
 			row = append(row, textCell(o.defang(res.MatchedValue), kindToken))
 		}
 		url := textCell(res.DetailURL, kindToken)
-		url.link = url.text
+		if url.text == res.DetailURL {
+			url.link = url.text // only a URL that needed no cleaning or cut is a link target
+		}
 		row = append(row, textCell(string(res.Count), kindToken), url)
 		g.rows = append(g.rows, row)
 	}
