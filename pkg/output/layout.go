@@ -375,12 +375,50 @@ func writeFields(o Options, b *bytes.Buffer, fields []field) {
 		if text == "" {
 			text, style = emptyCell, styleDim
 		}
-		if o.Width > 0 {
-			text = shorten(text, max(1, o.Width-kw-2), f.val.kind)
+		if o.Width <= 0 {
+			b.WriteString(o.style(style, o.link(f.val.link, text)) + "\n")
+			continue
 		}
-		b.WriteString(o.style(style, o.link(f.val.link, text)))
-		b.WriteByte('\n')
+		for i, line := range wrapValue(text, max(1, o.Width-kw-2), f.val.kind) {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", kw+2))
+			}
+			b.WriteString(o.style(style, o.link(f.val.link, line)) + "\n")
+		}
 	}
+}
+
+// maxValueLines is how many lines a value may take in a record view: a
+// SHA-512 or a sentence shows whole at 80 columns; anything longer is
+// shortened on its last line.
+const maxValueLines = 3
+
+// wrapValue splits s into lines of at most w columns, at a space when the
+// text has one, at most maxValueLines of them.
+func wrapValue(s string, w int, kind cellKind) []string {
+	if textWidth(s) <= w {
+		return []string{s}
+	}
+	var lines []string
+	for s != "" {
+		if len(lines) == maxValueLines-1 || textWidth(s) <= w {
+			if len(lines) == 0 {
+				return []string{shorten(s, w, kind)}
+			}
+			return append(lines, shorten(s, w, kindText))
+		}
+		line := head(s, w)
+		if i := strings.LastIndexByte(line, ' '); i > 0 && i < len(line)-1 {
+			line = line[:i+1]
+		}
+		if line == "" { // a character wider than w
+			_, size := utf8.DecodeRuneInString(s)
+			line = s[:size]
+		}
+		lines = append(lines, strings.TrimRight(line, " "))
+		s = s[len(line):]
+	}
+	return lines
 }
 
 // field is one "key: value" line.
