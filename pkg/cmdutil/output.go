@@ -1,12 +1,19 @@
 package cmdutil
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/browser"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // OutputOptions resolves the output format and terminal facts for a
-// printer. --jq implies JSON when the format is table or csv.
+// printer: every command's width, colour and hyperlink support are decided
+// here, from f.IO. --jq implies JSON when the format is table or csv.
 func OutputOptions(f *Factory, jq string) (output.Options, error) {
 	name, err := f.Get("output")
 	if err != nil {
@@ -20,10 +27,50 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 		format = output.JSON
 	}
 	return output.Options{
-		Format: format,
-		Out:    f.IO.Out,
-		TTY:    f.IO.IsStdoutTTY(),
-		Color:  f.IO.ColorEnabled(),
-		JQ:     jq,
+		Format:     format,
+		Out:        f.IO.Out,
+		TTY:        f.IO.IsStdoutTTY(),
+		Color:      f.IO.ColorEnabled(),
+		Width:      f.IO.TerminalWidth(),
+		Hyperlinks: f.IO.HyperlinksEnabled(),
+		JQ:         jq,
 	}, nil
+}
+
+// StartPager sends f.IO.Out through the user's pager (TILOOKUP_PAGER, the
+// pager config key, PAGER, else less -FRX) when stdout is a terminal and
+// noPager (--no-pager) is off. Call it before OutputOptions, and call the
+// returned function when the output is complete: it waits for the user to
+// quit the pager. A pager that cannot start is reported on stderr and the
+// output goes to the terminal directly.
+func StartPager(f *Factory, noPager bool) (stop func()) {
+	if noPager || !f.IO.IsStdoutTTY() {
+		return func() {}
+	}
+	cmd, _ := f.Get("pager")
+	f.IO.SetPager(strings.TrimSpace(cmd))
+	if err := f.IO.StartPager(); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: cannot start the pager %q: %v\n", f.IO.PagerCommand(), err)
+		return func() {}
+	}
+	return f.IO.StopPager
+}
+
+// OpenWeb is `search --web`: it opens the page of the result for resource
+// (the first result with a detail_url when resource is "") with b, e.g.
+// browser.New(f.IO.Out), which prints the URL instead when no browser can
+// be started. On a terminal, stderr says which page is being opened.
+func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource string) error {
+	u, err := output.WebURL(resp, resource)
+	if err != nil {
+		return err
+	}
+	opened, err := b.Open(u)
+	if err != nil {
+		return failure.Wrap(failure.IO, err, "cannot open "+sanitize.String(u)+": "+err.Error())
+	}
+	if opened && f.IO.IsStderrTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Opening %s in your browser.\n", sanitize.String(u))
+	}
+	return nil
 }

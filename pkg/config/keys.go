@@ -30,6 +30,7 @@ var Keys = []Key{
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
 	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
+	{Name: "pager", Env: "TILOOKUP_PAGER", Help: "pager for long output on a terminal (default: PAGER, else less -FRX; cat for none)"},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
 	{Name: "allow_insecure_http", Env: "TILOOKUP_ALLOW_INSECURE_HTTP", Default: "false", Help: "allow sending the token over plain http to a non-loopback host", Values: []string{"true", "false"}},
 	{Name: "keyring_timeout", Env: "TILOOKUP_KEYRING_TIMEOUT", Default: "3s", Help: "how long to wait for the OS keyring (Go duration)", validate: validDuration},

@@ -14,6 +14,8 @@ import (
 // results is one row whose result columns are empty; a failed value is one row
 // with query and error filled and the rest empty. "query" is the value sent
 // (after refang, before defang). "count" is the server's number as written.
+// --defang applies to query and matched_value, never to detail_url: the
+// service's own link must still open.
 // Preview records are not part of CSV: they are free-form; use json.
 //
 // Formula injection: unless --csv-raw, a cell that begins with "=", "+", "-",
@@ -36,6 +38,7 @@ type csvPrinter struct {
 	w          *csv.Writer
 	headerDone bool
 	row        []string
+	out        []string
 }
 
 func newCSVPrinter(opts Options) *csvPrinter {
@@ -77,7 +80,7 @@ func (p *csvPrinter) Add(r Record) error {
 	}
 	for _, res := range resp.Results {
 		row[4], row[5], row[6], row[7] = res.Resource, res.Label, res.Group, res.MatchedColumn
-		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), defang(res.DetailURL)
+		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), res.DetailURL
 		if err := p.write(row); err != nil {
 			return err
 		}
@@ -85,10 +88,17 @@ func (p *csvPrinter) Add(r Record) error {
 	return nil
 }
 
-// write writes one row, neutralising formula cells in a copy so that row
-// can be reused for the next result of the same value.
+// write writes one row, neutralising formula cells in a copy (reused from
+// row to row) so that row can be reused for the next result of the same
+// value.
 func (p *csvPrinter) write(row []string) error {
-	return writeErr(p.w.Write(p.opts.csvCells(row)))
+	if len(p.out) != len(row) {
+		p.out = make([]string, len(row))
+	}
+	for i, c := range row {
+		p.out[i] = p.opts.csvCell(c)
+	}
+	return writeErr(p.w.Write(p.out))
 }
 
 // csvCells returns row as it should be written: on a terminal each cell is
@@ -102,15 +112,19 @@ func (o Options) csvCells(row []string) []string {
 	}
 	out := make([]string, len(row))
 	for i, c := range row {
-		if o.TTY {
-			c = sanitize.Multiline(c)
-		}
-		if !o.CSVRaw {
-			c = neutralizeCSV(c)
-		}
-		out[i] = c
+		out[i] = o.csvCell(c)
 	}
 	return out
+}
+
+func (o Options) csvCell(c string) string {
+	if o.TTY {
+		c = sanitize.Multiline(c)
+	}
+	if !o.CSVRaw {
+		c = neutralizeCSV(c)
+	}
+	return c
 }
 
 func (p *csvPrinter) Flush() error {

@@ -73,14 +73,21 @@ func ParseFormat(s string) (Format, error) {
 
 // Options say how to print. The zero Format means table.
 type Options struct {
-	Format  Format
-	Out     io.Writer
-	TTY     bool // stdout is a terminal: JSON indented, tables may use colour
-	Color   bool // colour already decided by the caller (--color, NO_COLOR, TTY)
-	Preview bool // --preview: table mode shows each result's preview records
-	JQ      string
-	// Defang, when set, is applied to indicator values (query, matched_value,
-	// detail_url) in table and CSV output, before sanitizing.
+	Format Format
+	Out    io.Writer
+	TTY    bool // stdout is a terminal: JSON indented, tables may use colour
+	Color  bool // colour already decided by the caller (--color, NO_COLOR, TTY)
+	// Width is the terminal's width, which no table line exceeds; 0 when
+	// stdout is not a terminal, and then nothing is cut.
+	Width int
+	// Hyperlinks: the terminal takes OSC 8 links, so detail_url cells link
+	// to the whole URL whatever part of it shows.
+	Hyperlinks bool
+	Preview    bool // --preview: table mode shows each result's preview records
+	JQ         string
+	// Defang, when set, is applied to indicators (the query, matched_value,
+	// preview values) in table and CSV output, before sanitizing; never to
+	// detail_url, the service's own link, which must still open.
 	Defang func(string) string
 	CSVRaw bool // --csv-raw: no CSV formula-injection neutralising
 }
@@ -124,16 +131,17 @@ type SearchPrinter interface {
 // value will be printed (several arguments, or a stream): JSON becomes an
 // array and the table one summary row per value.
 //
-// Table output, single value: a block with the query, detected type, strategy
-// and unsupported reason (empty ones left out), then one row per result
-// (LABEL, GROUP, MATCHED COLUMN, MATCHED VALUE, COUNT, DETAIL URL), or "No
-// matches."; with Preview, each result's preview records follow as a titled
-// table whose columns are the union of the records' keys in sorted order, so
-// the layout does not depend on the server's key order, and cells cut at
-// previewCellMax runes. Several values: one
-// row per value (QUERY, TYPE, RESOURCES, COUNT, STATUS), written in batches of
-// summaryBatch rows; column widths only grow from batch to batch, so a rare
-// long value shifts the columns of later rows instead of being cut.
+// Table output fits opts.Width (see resultsGrid for which columns give way
+// first); a table that cannot fit prints as a record view, "key: value"
+// lines per row. Single value: a block with the query, detected type,
+// strategy and unsupported reason (empty ones left out), then one row per
+// result (LABEL, GROUP, MATCHED COLUMN, MATCHED VALUE, COUNT, DETAIL URL), or
+// "No matches."; with Preview, each result's preview records follow under a
+// title, their keys in the server's order and numbers as sent. Several
+// values: one row per value (QUERY, TYPE, RESOURCES, COUNT, STATUS) in
+// columns fixed before the first row (see summaryPrinter). Rows, columns and
+// cells are capped (maxRows, maxColumns, maxCellRunes) with a "… N more"
+// note.
 //
 // When opts.JQ is set, the format is ignored: the expression is compiled now
 // (an invalid one is a usage error) and runs on each record, see jqPrinter.
@@ -157,7 +165,7 @@ func NewSearchPrinter(opts Options, multi bool) (SearchPrinter, error) {
 		return newCSVPrinter(opts), nil
 	case Table, "":
 		if multi {
-			return &summaryPrinter{opts: opts}, nil
+			return newSummaryPrinter(opts), nil
 		}
 		return &tablePrinter{opts: opts}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -200,16 +201,63 @@ func TestTableGolden(t *testing.T) {
 		}},
 		{"table_evil_error", Options{}, false, func(t *testing.T) []Record { return []Record{errRec("x\x1b[2Jy", errEvil)} }},
 	}
+	eicar := func(t *testing.T) []Record {
+		return []Record{rec(t, "44d88612fea8a8f36de82e1278abb02f", "eicar")}
+	}
+	for _, w := range []int{80, 120, 200} {
+		ws := fmt.Sprintf("_w%d", w)
+		tests = append(tests,
+			struct {
+				name  string
+				opts  Options
+				multi bool
+				recs  func(t *testing.T) []Record
+			}{"table_eicar" + ws, Options{Width: w}, false, eicar},
+			struct {
+				name  string
+				opts  Options
+				multi bool
+				recs  func(t *testing.T) []Record
+			}{"table_eicar_preview" + ws, Options{Width: w, Preview: true}, false, eicar},
+			struct {
+				name  string
+				opts  Options
+				multi bool
+				recs  func(t *testing.T) []Record
+			}{"table_multi" + ws, Options{Width: w}, true, multiRecs},
+			struct {
+				name  string
+				opts  Options
+				multi bool
+				recs  func(t *testing.T) []Record
+			}{"table_bignum_preview" + ws, Options{Width: w, Preview: true}, false, func(t *testing.T) []Record {
+				return []Record{rec(t, "44d88612fea8a8f36de82e1278abb02f", "bignum")}
+			}})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := printSearch(t, tt.opts, tt.multi, tt.recs(t)...)
 			golden(t, tt.name, out)
+			assertFits(t, out, tt.opts.Width)
 			assertTerminalSafe(t, out)
 			assertNoLeak(t, out)
 			if !tt.opts.Color && bytes.Contains(out, []byte("\x1b")) {
 				t.Errorf("colour codes without Color: %q", out)
 			}
 		})
+	}
+}
+
+// assertFits fails when a line of out is wider than width (0: no limit).
+func assertFits(t *testing.T, out []byte, width int) {
+	t.Helper()
+	if width == 0 {
+		return
+	}
+	for _, line := range strings.Split(sgr.Replace(string(out)), "\n") {
+		if w := twwidth.Width(line); w > width {
+			t.Errorf("line is %d columns wide, more than %d: %q", w, width, line)
+		}
 	}
 }
 
@@ -303,12 +351,19 @@ func TestEventsGolden(t *testing.T) {
 		{"csv_tty", Options{Format: CSV, TTY: true}},
 		{"jq", Options{Format: Table, JQ: `.. | objects | select(has("id")) | .id`}},
 	}
-	for _, fixture := range []string{"events_object", "events_array", "events_scalar"} {
+	for _, w := range []int{80, 120, 200} {
+		formats = append(formats, struct {
+			name string
+			opts Options
+		}{fmt.Sprintf("table_w%d", w), Options{Format: Table, Width: w}})
+	}
+	for _, fixture := range []string{"events_object", "events_array", "events_scalar", "events_demo"} {
 		for _, f := range formats {
 			name := fixture + "_" + f.name
 			t.Run(name, func(t *testing.T) {
 				out := printEvents(t, f.opts, fixture)
 				golden(t, name, out)
+				assertFits(t, out, f.opts.Width)
 				if f.opts.Format == Table && f.opts.JQ == "" {
 					assertTerminalSafe(t, out)
 					assertNoLeak(t, out)
@@ -500,45 +555,52 @@ func TestStreaming(t *testing.T) {
 		}
 	}
 
-	// The summary table holds at most a batch of rows.
-	var w recordingWriter
-	p, _ := NewSearchPrinter(Options{Out: &w}, true)
-	sp := p.(*summaryPrinter)
-	for i := 0; i < summaryBatch*3+7; i++ {
-		if err := p.Add(rec(t, "192.0.2.1", "basic")); err != nil {
-			t.Fatal(err)
+}
+
+// TestSummaryStreamsAligned: rows written one at a time, with the stream
+// flushed between them (answers coming slowly), line up with the header,
+// whatever the length of the values, at every width.
+func TestSummaryStreamsAligned(t *testing.T) {
+	values := []string{"192.0.2.1", strings.Repeat("ab", 64), "example.com", strings.Repeat("c", 40), "x"}
+	for _, width := range []int{80, 120, 200} {
+		var w recordingWriter
+		p, _ := NewSearchPrinter(Options{Out: &w, Width: width}, true)
+		for i, v := range values {
+			if err := p.Add(Record{Query: v, Resp: &api.SearchResponse{DetectedType: "sha512"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if w.writes != i+1 {
+				t.Fatalf("row %d not written as it came (%d writes)", i, w.writes)
+			}
 		}
-		if len(sp.pending) >= summaryBatch {
-			t.Fatalf("summary holds %d rows", len(sp.pending))
+		p.Close()
+		lines := strings.Split(strings.TrimSuffix(w.String(), "\n"), "\n")
+		if len(lines) != len(values)+1 {
+			t.Fatalf("%d lines", len(lines))
 		}
-	}
-	if w.writes != 3 {
-		t.Errorf("summary wrote %d batches before Close, want 3", w.writes)
-	}
-	p.Add(Record{Query: strings.Repeat("a", 80), Resp: &api.SearchResponse{}})
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(w.String(), "\n"), "\n")
-	if len(lines) != summaryBatch*3+7+2 {
-		t.Errorf("summary has %d lines", len(lines))
-	}
-	if !strings.HasPrefix(lines[0], "QUERY      TYPE  RESOURCES  COUNT  STATUS") {
-		t.Errorf("header = %q", lines[0])
-	}
-	// Batches line up with the first; a longer value widens later batches only.
-	if lines[1] != lines[summaryBatch*3] || !strings.Contains(lines[len(lines)-1], strings.Repeat("a", 80)+"  —") {
-		t.Errorf("later batches do not line up:\n%s\n%s\n%s", lines[1], lines[summaryBatch*3], lines[len(lines)-1])
+		col := strings.Index(lines[0], "TYPE")
+		for _, line := range lines {
+			if tw := twwidth.Width(line); tw > width {
+				t.Errorf("width %d: line is %d wide: %q", width, tw, line)
+			}
+			if i := strings.Index(line, "TYPE"); i < 0 && twwidth.Width(line[:strings.Index(line, "sha512")]) != col {
+				t.Errorf("width %d: TYPE column not at %d: %q", width, col, line)
+			}
+		}
 	}
 }
 
 func TestTableCellsNotReformatted(t *testing.T) {
-	// tablewriter must not title-case keys, split snake_case, or wrap.
+	// Keys are not title-cased or split, and piped (no width) nothing is cut
+	// or wrapped.
 	resp := &api.SearchResponse{Results: []api.Result{{
 		Label: "x", MatchedValue: strings.Repeat("v ", 100), Preview: []map[string]any{{"matched_column": "a_b", "camelCase": strings.Repeat("w ", 60)}},
 	}}}
 	out := printSearch(t, Options{Preview: true}, false, Record{Query: "q", Resp: resp})
-	for _, want := range []string{"matched_column", "camelCase", strings.Repeat("w ", 39) + "w…", strings.Repeat("v ", 99) + "v"} {
+	for _, want := range []string{"matched_column", "camelCase", strings.Repeat("w ", 59) + "w", strings.Repeat("v ", 99) + "v"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -639,7 +701,7 @@ func TestEmptyShapes(t *testing.T) {
 		{Options{}, `"s\u001b]52;c;AAAA\u0007"`, "\"s␛\"\n"},
 		{Options{}, `[1.10, 9007199254740993]`, "[\n  1.10,\n  9007199254740993\n]\n"},
 		{Options{Format: CSV}, `[{},{}]`, "value\n{}\n{}\n"},
-		{Options{Format: CSV}, `{}`, "key,value\n"},
+		{Options{Format: CSV}, `{}`, "value\n{}\n"},
 		{Options{Format: CSV}, `-3`, "value\n'-3\n"},
 	} {
 		if got := printEventsRaw(t, tt.opts, tt.raw); string(got) != tt.want {

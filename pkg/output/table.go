@@ -4,39 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twcache"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
-
-// Our own styling, added only after sanitizing and only when Options.Color.
-const (
-	styleBold  = "\x1b[1m"
-	styleDim   = "\x1b[2m"
-	styleRed   = "\x1b[31m"
-	styleReset = "\x1b[0m"
-	emptyCell  = "—"
-)
-
-func (o Options) style(code, s string) string {
-	if !o.Color || code == "" || s == "" {
-		return s
-	}
-	return code + s + styleReset
-}
 
 func (o Options) defang(s string) string {
 	if o.Defang == nil {
@@ -45,115 +20,12 @@ func (o Options) defang(s string) string {
 	return o.Defang(s)
 }
 
-// cell is a sanitized table cell; an empty one shows as a dim dash.
-func (o Options) cell(s string) string {
-	s = sanitize.String(s)
-	if s == "" {
-		return o.style(styleDim, emptyCell)
-	}
-	return s
-}
-
-// newTable returns a borderless, gh-like tablewriter table: columns two
-// spaces apart, headers left-aligned and printed as given (tablewriter would
-// otherwise title-case them and split names like matched_column), no
-// wrapping or trimming, so cells come out exactly as sanitized.
-func newTable(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			// Two spaces as the column separator rather than as right padding:
-			// tablewriter repeats a padding string per missing column, overshoots
-			// with a two-character one, then truncates and appends an SGR reset.
-			Symbols: tw.NewSymbolCustom("gh").WithColumn("  "),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.On, ShowHeader: tw.Off, ShowFooter: tw.Off},
-				Lines:      tw.Lines{ShowTop: tw.Off, ShowBottom: tw.Off, ShowHeaderLine: tw.Off, ShowFooterLine: tw.Off},
-			},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithPadding(tw.PaddingNone),
-		tablewriter.WithTrimSpace(tw.Off),
-		tablewriter.WithTrimLine(tw.Off),
-		// The stringer cache is unused (cells are strings); keep Reset from
-		// reallocating a big one.
-		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
-	)
-}
-
-// tabler renders tables through one reused tablewriter.Table, because a new
-// Table preallocates a 10k-entry cache (about 400 KB): per record, that was
-// most of the cost of a table.
-type tabler struct {
-	t   *tablewriter.Table
-	buf bytes.Buffer
-}
-
-// render appends a table to dst. header cells are used as given (nil for
-// none); rows are ready cells.
-func (tb *tabler) render(dst *bytes.Buffer, header []any, rows [][]string) error {
-	if tb.t == nil {
-		tb.t = newTable(&tb.buf)
-	} else {
-		tb.t.Reset()
-	}
-	tb.buf.Reset()
-	if header != nil {
-		tb.t.Header(header...)
-	}
-	for _, row := range rows {
-		if err := tb.t.Append(row); err != nil {
-			return err
-		}
-	}
-	if err := tb.t.Render(); err != nil {
-		return err
-	}
-	trimLines(dst, tb.buf.Bytes())
-	return nil
-}
-
-// renderTable appends a table with a plain-text header, bold when colour is
-// on.
-func renderTable(o Options, tb *tabler, dst *bytes.Buffer, header []string, rows [][]string) error {
-	var h []any
-	if header != nil {
-		h = make([]any, len(header))
-		for i, s := range header {
-			h[i] = o.style(styleBold, s)
-		}
-	}
-	return tb.render(dst, h, rows)
-}
-
-// trimLines copies table text, dropping the spaces tablewriter pads the last
-// column with, so lines do not end in whitespace.
-func trimLines(w *bytes.Buffer, b []byte) {
-	for len(b) > 0 {
-		line := b
-		rest := []byte(nil)
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, rest = b[:i], b[i+1:]
-		}
-		w.Write(bytes.TrimRight(line, " "))
-		w.WriteByte('\n')
-		b = rest
-	}
-}
-
 // tablePrinter is the single-value table: a block per record.
 type tablePrinter struct {
 	opts Options
 	n    int
 	buf  bytes.Buffer
-	tb   tabler
 }
-
-var resultColumns = []string{"LABEL", "GROUP", "MATCHED COLUMN", "MATCHED VALUE", "COUNT", "DETAIL URL"}
 
 func (p *tablePrinter) Add(r Record) error {
 	o := p.opts
@@ -163,10 +35,12 @@ func (p *tablePrinter) Add(r Record) error {
 		b.WriteByte('\n')
 	}
 	p.n++
-	fields := [][2]string{{"Query", o.cell(o.defang(r.query()))}}
+	query := r.query()
+	fields := []field{{"Query", textCell(o.defang(query), kindToken)}}
 	if r.Err != nil {
-		fields = append(fields, [2]string{"Error", o.style(styleRed, sanitize.String(r.Err.Error()))})
-		writeFields(o, b, fields)
+		errCell := textCell(r.Err.Error(), kindText)
+		errCell.style = styleRed
+		writeFields(o, b, append(fields, field{"Error", errCell}))
 		return p.write()
 	}
 	resp := r.Resp
@@ -179,7 +53,7 @@ func (p *tablePrinter) Add(r Record) error {
 		{"Unsupported reason", resp.UnsupportedReason},
 	} {
 		if f[1] != "" {
-			fields = append(fields, [2]string{f[0], sanitize.String(f[1])})
+			fields = append(fields, field{f[0], textCell(f[1], kindText)})
 		}
 	}
 	writeFields(o, b, fields)
@@ -188,25 +62,11 @@ func (p *tablePrinter) Add(r Record) error {
 		b.WriteString(o.style(styleDim, "No matches.") + "\n")
 		return p.write()
 	}
-	rows := make([][]string, 0, len(resp.Results))
-	for _, res := range resp.Results {
-		rows = append(rows, []string{
-			o.cell(res.Label), o.cell(res.Group), o.cell(res.MatchedColumn),
-			o.cell(o.defang(res.MatchedValue)), o.cell(string(res.Count)), o.cell(o.defang(res.DetailURL)),
-		})
-	}
-	if err := renderTable(o, &p.tb, b, resultColumns, rows); err != nil {
-		return err
-	}
+	writeTableOrRecords(o, b, resultsGrid(o, query, resp.Results))
+	writeMore(o, b, len(resp.Results)-maxRows, "results")
 	if o.Preview {
-		for _, res := range resp.Results {
-			if len(unionKeys(res.Preview)) == 0 {
-				continue // nothing to show, not even a column name
-			}
-			b.WriteByte('\n')
-			if err := writePreview(o, &p.tb, b, res); err != nil {
-				return err
-			}
+		if err := writePreviews(o, b, resp); err != nil {
+			return err
 		}
 	}
 	return p.write()
@@ -220,280 +80,396 @@ func (p *tablePrinter) write() error {
 func (p *tablePrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
 func (p *tablePrinter) Close() error { return p.Flush() }
 
-// writeFields writes "Key:  value" lines with the values aligned.
-func writeFields(o Options, b *bytes.Buffer, fields [][2]string) {
-	width := 0
-	for _, f := range fields {
-		width = max(width, twwidth.Width(f[0])+1)
-	}
-	for _, f := range fields {
-		key := f[0] + ":"
-		b.WriteString(o.style(styleBold, key))
-		b.WriteString(strings.Repeat(" ", width-twwidth.Width(key)+2))
-		b.WriteString(f[1])
-		b.WriteByte('\n')
-	}
-}
-
-// previewCellMax caps a preview cell, in runes: preview records are free-form
-// and may hold whole payloads, which would make the table unreadable; json
-// output has them in full.
-const previewCellMax = 80
-
-// writePreview writes a result's preview records under a title naming the
-// resource. Columns are the union of the records' keys, sorted.
-func writePreview(o Options, tb *tabler, b *bytes.Buffer, res api.Result) error {
-	name := res.Label
-	if name == "" {
-		name = res.Resource
-	}
-	title := "Preview: " + sanitize.String(name)
-	if res.Count != "" {
-		title += fmt.Sprintf(" (%d of %s)", len(res.Preview), sanitize.String(string(res.Count)))
-	} else {
-		title += fmt.Sprintf(" (%d)", len(res.Preview))
-	}
-	b.WriteString(o.style(styleBold, title) + "\n")
-	keys := unionKeys(res.Preview)
-	header := make([]string, len(keys))
-	for i, k := range keys {
-		header[i] = o.cell(k)
-	}
-	rows := make([][]string, 0, len(res.Preview))
-	for _, rec := range res.Preview {
-		row := make([]string, len(keys))
-		for i, k := range keys {
-			v, ok := rec[k]
-			if !ok {
-				row[i] = o.cell("")
-				continue
-			}
-			row[i] = o.cell(sanitize.Truncate(cellValue(v), previewCellMax))
-		}
-		rows = append(rows, row)
-	}
-	return renderTable(o, tb, b, header, rows)
-}
-
-func unionKeys(recs []map[string]any) []string {
-	seen := map[string]bool{}
-	var keys []string
-	for _, rec := range recs {
-		for k := range rec {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
+// resultsGrid is one row per result, at most maxRows. When the terminal is
+// narrow, LABEL, GROUP, MATCHED COLUMN and COUNT stay; DETAIL URL goes
+// before MATCHED VALUE, and MATCHED VALUE is left out altogether when it only
+// repeats the query shown above. Indicators are defanged; the service's own
+// link never is, so that it still opens.
+func resultsGrid(o Options, query string, results []api.Result) *grid {
+	results = results[:min(len(results), maxRows)]
+	showValue := false
+	for _, res := range results {
+		if res.MatchedValue != query {
+			showValue = true
 		}
 	}
-	sort.Strings(keys)
-	return keys
-}
-
-// scalarText shows a decoded JSON value in a cell: strings bare, numbers as
-// written, null as "null", objects and arrays as compact JSON.
-func scalarText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case json.Number:
-		return v.String()
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	case bool:
-		return strconv.FormatBool(v)
-	case nil:
-		return "null"
+	g := &grid{cols: []column{
+		{title: "LABEL", min: 10},
+		{title: "GROUP", min: 6},
+		{title: "MATCHED COLUMN", min: 8},
+	}}
+	if showValue {
+		g.cols = append(g.cols, column{title: "MATCHED VALUE", min: 12, drop: 1})
 	}
-	return compactJSON(v)
-}
-
-// cleanValue returns v with every string in it, object keys included,
-// sanitized, so that nested values shown as JSON in a table cell carry
-// no escape sequence even in \u-escaped form.
-func cleanValue(v any) any {
-	switch v := v.(type) {
-	case string:
-		return sanitize.String(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cleanValue(e)
+	g.cols = append(g.cols, column{title: "COUNT", min: 5}, column{title: "DETAIL URL", min: 16, drop: 2, squeeze: true})
+	for _, res := range results {
+		label := res.Label
+		if label == "" {
+			label = res.Resource
 		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[sanitize.String(k)] = cleanValue(e)
+		row := []cell{textCell(label, kindText), textCell(res.Group, kindText), textCell(res.MatchedColumn, kindToken)}
+		if showValue {
+			row = append(row, textCell(o.defang(res.MatchedValue), kindToken))
 		}
-		return out
-	}
-	return v
-}
-
-// cellValue is scalarText for a table cell: sanitized throughout.
-func cellValue(v any) string {
-	switch v.(type) {
-	case []any, map[string]any:
-		v = cleanValue(v)
-	}
-	return sanitize.String(scalarText(v))
-}
-
-func compactJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// summaryBatch is how many summary rows are held before they are written.
-// The first batch sets the column widths; later batches can widen them but
-// not the rows already written.
-const summaryBatch = 100
-
-var summaryColumns = []string{"QUERY", "TYPE", "RESOURCES", "COUNT", "STATUS"}
-
-type styledCell struct{ text, style string }
-
-// summaryPrinter is the multi-value table: one row per value, written in
-// batches so memory stays bounded however long the stream.
-type summaryPrinter struct {
-	opts    Options
-	pending [][]styledCell
-	since   time.Time // when the oldest pending row came
-	widths  []int
-	started bool
-	buf     bytes.Buffer
-	tb      tabler
-}
-
-func (p *summaryPrinter) Add(r Record) error {
-	o := p.opts
-	row := []styledCell{{text: sanitize.String(o.defang(r.query()))}}
-	switch {
-	case r.Err != nil:
-		row = append(row, styledCell{}, styledCell{}, styledCell{},
-			styledCell{"error: " + sanitize.String(r.Err.Error()), styleRed})
-	default:
-		resp := r.Resp
-		if resp == nil {
-			resp = &api.SearchResponse{}
+		url := textCell(res.DetailURL, kindToken)
+		if url.text == res.DetailURL {
+			url.link = url.text // only a URL that needed no cleaning or cut is a link target
 		}
-		status := styledCell{"match", ""}
-		switch {
-		case resp.UnsupportedReason != "":
-			status = styledCell{"unsupported: " + sanitize.String(resp.UnsupportedReason), styleDim}
-		case len(resp.Results) == 0:
-			status = styledCell{"no match", styleDim}
+		row = append(row, textCell(string(res.Count), kindToken), url)
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+// writePreviews writes each result's preview records under a title naming
+// the resource: a table when they fit the width, else a record view. Keys
+// keep the server's order and numbers print as sent, so the records come
+// from the server's bytes, decoded again with order kept.
+func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
+	previews, err := orderedPreviews(resp)
+	if err != nil {
+		return err
+	}
+	for i, res := range resp.Results[:min(len(resp.Results), maxRows)] {
+		var recs *array
+		if i < len(previews) {
+			recs = previews[i]
 		}
-		row = append(row,
-			styledCell{text: sanitize.String(resp.DetectedType)},
-			styledCell{text: strconv.Itoa(len(resp.Results))},
-			styledCell{text: totalCount(resp.Results)},
-			status)
-	}
-	if len(p.pending) == 0 {
-		p.since = time.Now()
-	}
-	p.pending = append(p.pending, row)
-	if len(p.pending) >= summaryBatch {
-		return p.writeBatch()
+		if recs == nil || len(recs.elems) == 0 {
+			continue
+		}
+		writePreview(o, b, res, recs)
 	}
 	return nil
 }
 
-// Flush writes the rows held back once they have waited a second (a stream
-// that stalls still shows what it has, and a quick run stays one table), then
-// flushes Out.
-func (p *summaryPrinter) Flush() error {
-	if len(p.pending) > 0 && time.Since(p.since) >= time.Second {
-		if err := p.writeBatch(); err != nil {
-			return err
+// orderedPreviews returns each result's preview array, in results order.
+func orderedPreviews(resp *api.SearchResponse) ([]*array, error) {
+	if len(resp.Raw) == 0 {
+		out := make([]*array, len(resp.Results))
+		for i, res := range resp.Results {
+			a := &array{}
+			for _, rec := range res.Preview {
+				a.elems = append(a.elems, fromMap(rec))
+			}
+			out[i] = a
+		}
+		return out, nil
+	}
+	v, err := decodeOrdered(resp.Raw, tableLimits)
+	if err != nil {
+		return nil, err
+	}
+	top, _ := v.(*object)
+	if top == nil {
+		return nil, nil
+	}
+	results, _ := top.get("results")
+	arr, _ := results.(*array)
+	if arr == nil {
+		return nil, nil
+	}
+	out := make([]*array, len(arr.elems))
+	for i, e := range arr.elems {
+		if res, ok := e.(*object); ok {
+			p, _ := res.get("preview")
+			out[i], _ = p.(*array)
 		}
 	}
-	return writeErr(flush(p.opts.Out))
+	return out, nil
 }
 
-func (p *summaryPrinter) Close() error {
-	if len(p.pending) > 0 {
-		if err := p.writeBatch(); err != nil {
-			return err
+// fromMap converts a decoded map, whose order is lost, to an object with
+// sorted keys: used only for a response built in code, without Raw.
+func fromMap(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
 		}
+		sort.Strings(keys)
+		o := &object{}
+		for _, k := range keys {
+			o.set(k, fromMap(v[k]))
+		}
+		return o
+	case []any:
+		a := &array{}
+		for _, e := range v {
+			a.elems = append(a.elems, fromMap(e))
+		}
+		return a
+	case float64:
+		return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
 	}
-	return writeErr(flush(p.opts.Out))
+	return v
 }
 
-// writeBatch pads every cell to the widest seen so far, so that batches
-// rendered as separate tables line up, and writes them.
-func (p *summaryPrinter) writeBatch() error {
-	o := p.opts
-	if p.widths == nil {
-		p.widths = make([]int, len(summaryColumns))
-		for i, h := range summaryColumns {
-			p.widths[i] = len(h)
+func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) {
+	name := res.Label
+	if name == "" {
+		name = res.Resource
+	}
+	title := "Preview: " + sanitize.String(capString(name, maxCellRunes))
+	shown := len(recs.elems) + recs.more
+	if res.Count != "" {
+		title += fmt.Sprintf(" (%d of %s)", shown, shorten(sanitize.String(capString(string(res.Count), maxCellRunes)), 24, kindToken))
+	} else {
+		title += fmt.Sprintf(" (%d)", shown)
+	}
+	if o.Width > 0 {
+		title = shorten(title, o.Width, kindText)
+	}
+	g, moreCols := recordsGrid(o, recs.elems, true)
+	if len(g.cols) == 0 {
+		return // nothing to show, not even a column name
+	}
+	b.WriteString("\n" + o.style(styleBold, title) + "\n")
+	writeTableOrRecords(o, b, g)
+	writeMore(o, b, recs.more, "records")
+	writeMore(o, b, moreCols, "fields")
+}
+
+// minFreeColumn is the narrowest a column of free-form records may get before
+// the records print as a record view instead: below it, values are too cut
+// to read.
+const minFreeColumn = 12
+
+// recordsGrid makes a grid of free-form records: the columns are the
+// records' flattened keys in the order first seen, at most maxColumns;
+// moreCols counts the keys left out. Elements that are not objects show in
+// a "value" column. With defang, string values that are indicators are
+// defanged.
+func recordsGrid(o Options, recs []any, defang bool) (g *grid, moreCols int) {
+	index := map[string]int{}
+	var keys []string
+	flat := make([][]flatField, len(recs))
+	for r, rec := range recs {
+		obj, ok := rec.(*object)
+		if !ok {
+			obj = &object{keys: []string{"value"}, vals: []any{rec}}
+		}
+		fields, _ := flatten(obj, maxFields)
+		flat[r] = fields
+		for _, f := range fields {
+			if _, seen := index[f.key]; seen {
+				continue
+			}
+			if len(keys) >= maxColumns {
+				index[f.key] = -1
+				moreCols++
+				continue
+			}
+			index[f.key] = len(keys)
+			keys = append(keys, f.key)
 		}
 	}
-	for _, row := range p.pending {
-		for i, c := range row {
-			p.widths[i] = max(p.widths[i], twwidth.Width(cellText(c)))
-		}
+	g = &grid{cols: make([]column, len(keys)), keep: 0.75}
+	for i, k := range keys {
+		g.cols[i] = column{title: sanitize.String(k), min: minFreeColumn}
 	}
-	pad := func(i int, text, style string) string {
-		styled := o.style(style, text)
-		if i == len(p.widths)-1 {
-			return styled
+	for _, fields := range flat {
+		row := make([]cell, len(keys))
+		for i := range row {
+			row[i].absent = true
 		}
-		return styled + strings.Repeat(" ", max(0, p.widths[i]-twwidth.Width(text)))
-	}
-	var header []any
-	if !p.started {
-		header = make([]any, len(summaryColumns))
-		for i, h := range summaryColumns {
-			header[i] = pad(i, h, styleBold)
-		}
-		p.started = true
-	}
-	rows := make([][]string, len(p.pending))
-	for r, row := range p.pending {
-		cells := make([]string, len(row))
-		for i, c := range row {
-			if c.text == "" {
-				cells[i] = pad(i, emptyCell, styleDim)
-			} else {
-				cells[i] = pad(i, c.text, c.style)
+		for _, f := range fields {
+			if i := index[f.key]; i >= 0 {
+				row[i] = valueCell(o, f.val, defang)
 			}
 		}
-		rows[r] = cells
+		g.rows = append(g.rows, row)
 	}
-	clear(p.pending) // let the batch's strings go
-	p.pending = p.pending[:0]
+	return g, moreCols
+}
+
+// valueCell shows a decoded value in a cell.
+func valueCell(o Options, v any, defang bool) cell {
+	s := compactText(v, maxCellRunes)
+	if str, ok := v.(string); ok && defang {
+		s = o.defang(str)
+	}
+	return textCell(s, kindAuto)
+}
+
+var summaryColumns = []string{"QUERY", "TYPE", "RESOURCES", "COUNT", "STATUS"}
+
+// summaryPrinter is the multi-value table: one row per value, written as it
+// comes. The column widths are decided once, before the first row, from the
+// terminal's width and what each column holds, so that a table streamed over
+// minutes stays aligned; a cell wider than its column is shortened on a
+// terminal. Piped, nothing is cut: a rare longer value pushes the rest of
+// its own row to the right.
+type summaryPrinter struct {
+	opts    Options
+	widths  []int
+	started bool
+	buf     bytes.Buffer
+}
+
+func newSummaryPrinter(o Options) *summaryPrinter {
+	return &summaryPrinter{opts: o, widths: summaryWidths(o.Width)}
+}
+
+// summaryWidths: TYPE, RESOURCES and COUNT hold short values; QUERY gets up
+// to 64 (a SHA-256; a SHA-512 is shortened in the middle) but leaves STATUS
+// at least 16, and STATUS gets the rest, so that an error stays readable.
+// On a very narrow terminal RESOURCES, then COUNT, then TYPE are left out
+// (width -1). width 0: widths for the common values (up to a SHA-1), and
+// STATUS unbounded (0).
+func summaryWidths(width int) []int {
+	widths := []int{40, 7, 9, 7, 0}
+	if width <= 0 {
+		return widths
+	}
+	const queryMin, statusMin = 12, 16
+	fixed := func() (sum, n int) {
+		for _, w := range widths[1:4] {
+			if w > 0 {
+				sum += w + colGap
+				n++
+			}
+		}
+		return sum, n
+	}
+	for _, drop := range []int{2, 3, 1} {
+		if sum, _ := fixed(); width-sum-colGap >= queryMin+statusMin {
+			break
+		}
+		widths[drop] = -1
+	}
+	sum, _ := fixed()
+	rest := max(2, width-sum-colGap)
+	query := min(64, rest-statusMin)
+	if query < queryMin { // too narrow for both minimums: share evenly
+		query = max(1, (rest+1)/2)
+	}
+	widths[0], widths[4] = query, max(1, rest-query)
+	return widths
+}
+
+func (p *summaryPrinter) Add(r Record) error {
+	o := p.opts
 	p.buf.Reset()
-	if err := p.tb.render(&p.buf, header, rows); err != nil {
-		return err
+	if !p.started {
+		p.started = true
+		header := make([]cell, len(summaryColumns))
+		for i, h := range summaryColumns {
+			header[i] = cell{text: h, style: styleBold}
+		}
+		p.writeRow(header)
 	}
+	p.writeRow(summaryRow(o, r))
 	_, err := o.Out.Write(p.buf.Bytes())
 	return writeErr(err)
 }
 
-func cellText(c styledCell) string {
-	if c.text == "" {
-		return emptyCell
+func summaryRow(o Options, r Record) []cell {
+	row := []cell{textCell(o.defang(r.query()), kindToken)}
+	if r.Err != nil {
+		status := textCell("error: "+r.Err.Error(), kindText)
+		status.style = styleRed
+		return append(row, cell{}, cell{}, cell{}, status)
 	}
-	return c.text
+	resp := r.Resp
+	if resp == nil {
+		resp = &api.SearchResponse{}
+	}
+	status := cell{text: "match"}
+	switch {
+	case resp.UnsupportedReason != "":
+		status = textCell("unsupported: "+resp.UnsupportedReason, kindText)
+		status.style = styleDim
+	case len(resp.Results) == 0:
+		status = cell{text: "no match", style: styleDim}
+	}
+	return append(row,
+		textCell(resp.DetectedType, kindText),
+		cell{text: strconv.Itoa(len(resp.Results))},
+		cell{text: totalCount(resp.Results), kind: kindToken},
+		status)
 }
 
+// writeRow pads each cell to its fixed width; on a terminal a wider cell is
+// shortened, piped it is kept whole.
+func (p *summaryPrinter) writeRow(row []cell) {
+	o, b := p.opts, &p.buf
+	for i, c := range row {
+		w := p.widths[i]
+		if w < 0 {
+			continue // left out on a narrow terminal
+		}
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		text, style := c.text, c.style
+		if text == "" {
+			text, style = emptyCell, styleDim
+		}
+		if o.Width > 0 {
+			text = shorten(text, w, c.kind)
+		}
+		b.WriteString(o.style(style, text))
+		if i < len(row)-1 {
+			b.WriteString(strings.Repeat(" ", max(0, w-textWidth(text))))
+		}
+	}
+	b.WriteByte('\n')
+}
+
+func (p *summaryPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *summaryPrinter) Close() error { return p.Flush() }
+
+// maxCountDigits bounds the counts added exactly: big.Int parsing is
+// quadratic in the number of digits, and a server may send a million.
+const maxCountDigits = 200
+
 // totalCount adds up the results' counts exactly; counts that are not
-// integers (absent, null, or odd) are left out.
+// integers (absent, null, or odd) are left out. Counts that fit an int64 are
+// added without big.Int, which would allocate per result. A count too long to
+// add makes the total "≥" the largest power of ten it shows.
 func totalCount(results []api.Result) string {
 	var sum, n big.Int
+	var small int64
+	huge := 0
 	for _, r := range results {
-		if _, ok := n.SetString(string(r.Count), 10); ok {
+		c := string(r.Count)
+		if c == "" {
+			continue
+		}
+		if v, err := strconv.ParseInt(c, 10, 64); err == nil && v > -1<<61 && v < 1<<61 {
+			small += v
+			if small > 1<<61 || small < -1<<61 {
+				sum.Add(&sum, n.SetInt64(small))
+				small = 0
+			}
+			continue
+		}
+		if len(c) > maxCountDigits && isDigits(c) {
+			c = strings.TrimLeft(c, "0")
+		}
+		if len(c) > maxCountDigits {
+			if isDigits(c) {
+				huge = max(huge, len(c)-1)
+			}
+			continue
+		}
+		if _, ok := n.SetString(c, 10); ok {
 			sum.Add(&sum, &n)
 		}
 	}
-	return sum.String()
+	if huge > 0 {
+		return "≥1e" + strconv.Itoa(huge)
+	}
+	return sum.Add(&sum, n.SetInt64(small)).String()
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# tilookup in a real terminal. tmux gives each command a pseudo-terminal of a
+# known size (80 and 200 columns), as a person's terminal would; the output is
+# read back with `capture-pane -p -J`, which joins the lines the terminal
+# wrapped, so a line wider than the pane shows up as one long logical line.
+# Each run must have no logical line wider than the pane and must show its
+# important fields. Runs: a single-value search, --preview, a bulk run from a
+# pipe, `events me`, and `events me` through the default pager (less -FRX),
+# quit with q. Everything runs against the built-in sandbox.
+#
+# With CI=true a missing tmux is a failure, not a skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null; then
+	if [ "${CI:-}" = true ]; then
+		echo "terminal.sh: tmux is not installed (CI=true: this is a failure)"
+		exit 1
+	fi
+	echo "terminal.sh: tmux is not installed: skipped"
+	exit 0
+fi
+
+work=$(mktemp -d)
+sock="tilookup-ci-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+mkdir -p "$work/bin" "$work/home"
+go build -o "$work/bin/tilookup" ./cmd/tilookup
+echo 'set -g history-limit 20000' >"$work/tmux.conf" # the whole output, not the last 2000 lines
+export LANG=C.UTF-8 LC_ALL=C.UTF-8 # wc -L counts "…" and "—" as one column
+
+failures=0
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# run WIDTH NAME COMMAND: runs COMMAND in a fresh WIDTH-column pane and leaves
+# the whole logical output (scrollback included) in $work/NAME.txt.
+run() {
+	local width=$1 name=$2 cmd=$3 out="$work/$2.txt" t=$2
+	tmux -L "$sock" -f "$work/tmux.conf" new-session -d -x "$width" -y 50 -s "$t" \
+		"env -u COLUMNS TERM=xterm-256color TILOOKUP_PAGER=cat PATH=$work/bin:\$PATH HOME=$work/home XDG_CONFIG_HOME=$work/home/.config bash --norc --noprofile"
+	tmux -L "$sock" send-keys -t "$t" "echo __START__; $cmd; echo __DONE__\$?" Enter
+	for _ in $(seq 1 300); do
+		tmux -L "$sock" capture-pane -p -J -S - -E - -t "$t" >"$out"
+		grep -q '^__DONE__' "$out" && break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-session -t "$t"
+	grep -q '^__DONE__0' "$out" || fail "$name: did not finish with exit 0"
+	# Keep only the command's output, between the markers.
+	sed -i -e '1,/^__START__$/d' -e '/^__DONE__/,$d' "$out"
+}
+
+# check WIDTH NAME WANT...: no line wider than the pane; each WANT (a grep
+# -E pattern) on screen.
+check() {
+	local width=$1 name=$2 out="$work/$2.txt" before=$failures
+	shift 2
+	local lines
+	lines=$(wc -l <"$out")
+	[ "$lines" -gt 0 ] || fail "$name: no output"
+	while IFS= read -r line; do
+		local w
+		w=$(printf '%s' "$line" | wc -L)
+		if [ "$w" -gt "$width" ]; then
+			fail "$name: a line is $w columns wide in a $width-column terminal: $line"
+		fi
+	done <"$out"
+	for want in "$@"; do
+		grep -Eq -- "$want" "$out" || fail "$name: '$want' is not on screen"
+	done
+	[ "$failures" -gt "$before" ] || echo "ok   $name ($lines lines)"
+}
+
+md5=44d88612fea8a8f36de82e1278abb02f
+for width in 80 200; do
+	run "$width" "search-$width" "tilookup search --sandbox $md5"
+	check "$width" "search-$width" "Query: +$md5" 'LABEL +GROUP +MATCHED COLUMN +COUNT' \
+		'Malware samples +malware +md5 +1 ' 'Community IOC feed +feeds +indicator +1 '
+
+	run "$width" "preview-$width" "tilookup search --sandbox --preview $md5"
+	check "$width" "preview-$width" 'Preview: Malware samples' 'verdict' 'test-file' \
+		'9007199254740993' 'sbx-0003'
+
+	run "$width" "bulk-$width" "printf '$md5\n192.0.2.1\nnot a value\n' | tilookup search --sandbox"
+	check "$width" "bulk-$width" '^QUERY +TYPE' "^$md5 +md5 +4 " '^192\.0\.2\.1 +ipv4'
+	# Streamed rows line up with the header.
+	header=$(grep -m1 '^QUERY' "$work/bulk-$width.txt" || true)
+	col=${header%%TYPE*}
+	col=${#col}
+	while IFS= read -r line; do
+		[ "${line:$col:1}" != " " ] && [ "${line:$((col - 1)):1}" = " " ] ||
+			fail "bulk-$width: row not aligned with TYPE at column $col: $line"
+	done < <(grep -E '^(192\.0\.2\.1|44d8)' "$work/bulk-$width.txt")
+
+	run "$width" "events-$width" "tilookup events me --sandbox"
+	check "$width" "events-$width" 'user\.username: +demo_analyst' 'organization\.name:' \
+		'^events \(12\)' 'evt_18cc618a' 'watchlist_match'
+done
+
+# The pager: output longer than the pane stops in less until q.
+tmux -L "$sock" -f "$work/tmux.conf" new-session -d -x 80 -y 20 -s t \
+	"env -u COLUMNS -u PAGER -u TILOOKUP_PAGER -u LESS TERM=xterm-256color PATH=$work/bin:\$PATH HOME=$work/home XDG_CONFIG_HOME=$work/home/.config bash --norc --noprofile"
+tmux -L "$sock" send-keys -t t "tilookup events me --sandbox; echo __DONE__\$?" Enter
+paged=false
+for _ in $(seq 1 100); do
+	screen=$(tmux -L "$sock" capture-pane -p -t t)
+	if grep -q 'user\.id:' <<<"$screen" && ! grep -q '^__DONE__' <<<"$screen"; then
+		paged=true
+		break
+	fi
+	sleep 0.1
+done
+[ "$paged" = true ] || fail "pager: events me did not stop in the pager"
+tmux -L "$sock" send-keys -t t q
+for _ in $(seq 1 50); do
+	tmux -L "$sock" capture-pane -p -t t | grep -q '^__DONE__0' && break
+	sleep 0.1
+done
+if tmux -L "$sock" capture-pane -p -t t | grep -q '^__DONE__0'; then
+	[ "$paged" = false ] || echo "ok   pager"
+else
+	fail "pager: q did not end events me with exit 0"
+fi
+
+if [ "$failures" -gt 0 ]; then
+	echo "terminal.sh: $failures failure(s); outputs kept in $work" >&2
+	trap - EXIT
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	exit 1
+fi
+echo "terminal.sh: all checks passed"

@@ -1,0 +1,63 @@
+package cmdutil
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/browser"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+)
+
+func TestOutputOptionsFromTerminal(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	ios.SetTTY(false, true, false)
+	ios.SetTerminalWidth(100)
+	ios.SetEnv(map[string]string{"COLORTERM": "truecolor"})
+	f := &Factory{IO: ios}
+	f.Override("output", "table")
+	opts, err := OutputOptions(f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Width != 100 || !opts.Color || !opts.Hyperlinks || !opts.TTY || opts.Format != output.Table {
+		t.Errorf("options = %+v", opts)
+	}
+
+	ios.SetTTY(false, false, false)
+	opts, _ = OutputOptions(f, ".x")
+	if opts.Width != 0 || opts.Color || opts.Hyperlinks || opts.Format != output.JSON {
+		t.Errorf("piped options = %+v", opts)
+	}
+}
+
+func TestOpenWeb(t *testing.T) {
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetTTY(false, true, true)
+	var launched []string
+	b := &browser.Browser{
+		Env:    func(string) string { return "" },
+		Launch: func(name string, args ...string) error { launched = append(launched, args...); return nil },
+		Out:    out,
+		GOOS:   "linux",
+	}
+	resp := &api.SearchResponse{Results: []api.Result{{Resource: "r", DetailURL: "https://ti.example/r?q=1"}}}
+	if err := OpenWeb(&Factory{IO: ios}, b, resp, ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(launched, " ") != "https://ti.example/r?q=1" || !strings.Contains(errOut.String(), "Opening https://ti.example/r?q=1") {
+		t.Errorf("launched %v, stderr %q", launched, errOut)
+	}
+
+	b.Launch = func(string, ...string) error { return errors.New("no browser") }
+	errOut.Reset()
+	if err := OpenWeb(&Factory{IO: ios}, b, resp, ""); err != nil || out.String() != "https://ti.example/r?q=1\n" || errOut.Len() != 0 {
+		t.Errorf("err %v, stdout %q, stderr %q", err, out, errOut)
+	}
+	if err := OpenWeb(&Factory{IO: ios}, b, &api.SearchResponse{}, ""); failure.KindOf(err) != failure.NoMatch {
+		t.Errorf("no results: %v", err)
+	}
+}

@@ -1,0 +1,456 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// Bounds on what a table shows, so that time and memory stay bounded for any
+// answer within the size cap (a million results, a million-key union, a
+// megabyte cell). What is left out is said in a "… N more" line; -o json and
+// ndjson always carry everything.
+const (
+	maxRows      = 500  // rows of one table, records of one record view
+	maxColumns   = 24   // columns of a free-form table (preview, events)
+	maxFields    = 64   // fields of one record
+	maxCellRunes = 1024 // runes of one cell, also when piped
+	colGap       = 2    // spaces between columns
+)
+
+// Our own styling, added only after sanitizing and only when Options.Color.
+const (
+	styleBold  = "\x1b[1m"
+	styleDim   = "\x1b[2m"
+	styleRed   = "\x1b[31m"
+	styleReset = "\x1b[0m"
+	emptyCell  = "—"
+)
+
+func (o Options) style(code, s string) string {
+	if !o.Color || code == "" || s == "" {
+		return s
+	}
+	return code + s + styleReset
+}
+
+// link makes text an OSC 8 hyperlink to target when the terminal takes them.
+// Only http and https targets are linked: a link is a promise that clicking
+// opens a page, not a program.
+func (o Options) link(target, text string) string {
+	if !o.Hyperlinks || target == "" || text == "" {
+		return text
+	}
+	lower := strings.ToLower(target)
+	if !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://") {
+		return text
+	}
+	return "\x1b]8;;" + target + "\x1b\\" + text + "\x1b]8;;\x1b\\"
+}
+
+// cellKind says how a cell is shortened when its column is too narrow.
+type cellKind uint8
+
+const (
+	kindText  cellKind = iota // prose: the end is cut, "Exploitation obse…"
+	kindToken                 // a hash, address or URL: the middle is cut, "44d886…abb02f"
+	kindAuto                  // kindToken when the text has no space, else kindText
+)
+
+// cell is one table cell. text is what shows: sanitized, one line. Style and
+// link are applied after layout, so that widths count only visible text.
+type cell struct {
+	text   string
+	style  string
+	link   string
+	kind   cellKind
+	absent bool // the record has no such key: a dash in a table, no line in a record view
+}
+
+// textCell makes a cell from server text: capped, sanitized.
+func textCell(s string, kind cellKind) cell {
+	return cell{text: sanitize.String(capString(s, maxCellRunes)), kind: kind}
+}
+
+func (c cell) width() int {
+	if c.text == "" {
+		return 1 // emptyCell
+	}
+	return textWidth(c.text)
+}
+
+func textWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return twwidth.Width(s)
+		}
+	}
+	return len(s)
+}
+
+func runeWidth(s string) int {
+	if len(s) == 1 {
+		return 1
+	}
+	return twwidth.Width(s)
+}
+
+// shorten fits s in w columns, cutting the end (kindText) or the middle
+// (kindToken) and marking the cut with "…".
+func shorten(s string, w int, kind cellKind) string {
+	if textWidth(s) <= w {
+		return s
+	}
+	if w <= 0 {
+		return ""
+	}
+	if w == 1 {
+		return "…"
+	}
+	if kind == kindAuto {
+		kind = kindText
+		if !strings.ContainsRune(s, ' ') {
+			kind = kindToken
+		}
+	}
+	if kind == kindText {
+		return head(s, w-1) + "…"
+	}
+	tw := (w - 1) / 2
+	return head(s, w-1-tw) + "…" + tail(s, tw)
+}
+
+// head is the longest prefix of s at most w columns wide.
+func head(s string, w int) string {
+	used := 0
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		rw := runeWidth(s[i : i+size])
+		if used+rw > w {
+			return s[:i]
+		}
+		used += rw
+		i += size
+	}
+	return s
+}
+
+// tail is the longest suffix of s at most w columns wide.
+func tail(s string, w int) string {
+	used, i := 0, len(s)
+	for i > 0 {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		rw := runeWidth(s[i-size : i])
+		if used+rw > w {
+			break
+		}
+		used += rw
+		i -= size
+	}
+	return s[i:]
+}
+
+// column describes one column of a table for fitting.
+type column struct {
+	title string
+	min   int // narrowest width worth showing; 0 means the title's width
+	// drop orders the columns that may be left out when even their minimum
+	// widths do not fit: the highest goes first; 0 is never left out.
+	drop int
+	// squeeze: this column gives up width, down to its minimum, before any
+	// other column is cut (a long link matters less than a label).
+	squeeze bool
+}
+
+func (c column) minWidth(natural int) int {
+	m := c.min
+	if m == 0 {
+		m = textWidth(c.title)
+	}
+	return min(m, natural)
+}
+
+// fitWidths decides each column's width for a table width wide (0: no
+// limit): natural widths when they fit; else the widest columns shrink
+// evenly, never below their minimum; else columns are left out by drop
+// order (width 0). ok is false when even that does not fit.
+func fitWidths(cols []column, natural []int, width int) (widths []int, ok bool) {
+	widths = append([]int(nil), natural...)
+	if width <= 0 {
+		return widths, true
+	}
+	for {
+		kept, need, avail := 0, 0, width
+		for i, c := range cols {
+			if widths[i] > 0 || natural[i] == 0 {
+				kept++
+				need += c.minWidth(natural[i])
+			}
+		}
+		avail -= colGap * max(0, kept-1)
+		if need <= avail {
+			shrink(cols, natural, widths, avail)
+			return widths, true
+		}
+		i := nextDrop(cols, widths)
+		if i < 0 {
+			return nil, false
+		}
+		widths[i] = 0
+	}
+}
+
+func nextDrop(cols []column, widths []int) int {
+	best := -1
+	for i, c := range cols {
+		if c.drop > 0 && widths[i] > 0 && (best < 0 || c.drop > cols[best].drop) {
+			best = i
+		}
+	}
+	return best
+}
+
+// shrink sets the kept columns' widths so they sum to at most avail: each
+// gets min(natural, cap) but at least its minimum, for the largest cap that
+// fits, and what is left goes to the columns that were cut.
+func shrink(cols []column, natural, widths []int, avail int) {
+	sum := func(limit int) int {
+		t := 0
+		for i, c := range cols {
+			if widths[i] > 0 {
+				t += max(c.minWidth(natural[i]), min(natural[i], limit))
+			}
+		}
+		return t
+	}
+	hi := 0
+	for _, n := range natural {
+		hi = max(hi, n)
+	}
+	if sum(hi) <= avail {
+		return
+	}
+	over := sum(hi) - avail
+	for i, c := range cols {
+		if c.squeeze && widths[i] > 0 && over > 0 {
+			cut := min(over, natural[i]-c.minWidth(natural[i]))
+			widths[i] = natural[i] - cut
+			over -= cut
+		}
+	}
+	if over <= 0 {
+		return
+	}
+	for i, c := range cols {
+		if c.squeeze && widths[i] > 0 {
+			natural[i] = widths[i] // squeezed to its minimum: keep it there
+		}
+	}
+	lo := 0
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if sum(mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	left := avail - sum(lo)
+	for i, c := range cols {
+		if widths[i] == 0 {
+			continue
+		}
+		widths[i] = max(c.minWidth(natural[i]), min(natural[i], lo))
+		if left > 0 && widths[i] < natural[i] {
+			widths[i]++
+			left--
+		}
+	}
+}
+
+// grid is a table ready to fit: its columns and rows of cells.
+type grid struct {
+	cols []column
+	rows [][]cell
+	// keep is the share of the natural width below which the table would be
+	// too cut to read and a record view is shown instead; 0 accepts any
+	// fit within the columns' minimum widths.
+	keep float64
+}
+
+func (g *grid) naturalWidths() []int {
+	w := make([]int, len(g.cols))
+	for i, c := range g.cols {
+		w[i] = textWidth(c.title)
+	}
+	for _, row := range g.rows {
+		for i := range g.cols {
+			w[i] = max(w[i], row[i].width())
+		}
+	}
+	return w
+}
+
+func (g *grid) readable(natural, widths []int) bool {
+	have, want := 0, 0
+	for i := range natural {
+		have += widths[i]
+		want += natural[i]
+	}
+	return float64(have) >= g.keep*float64(want)
+}
+
+// writeGrid writes g at widths (0 leaves a column out), header first.
+func writeGrid(o Options, b *bytes.Buffer, g *grid, widths []int) {
+	header := make([]cell, len(g.cols))
+	for i, c := range g.cols {
+		header[i] = cell{text: c.title, style: styleBold, kind: kindText}
+	}
+	writeRow(o, b, header, widths)
+	for _, row := range g.rows {
+		writeRow(o, b, row, widths)
+	}
+}
+
+// writeRow writes one line: each cell shortened to its column's width and
+// padded, except the last, so that no line ends in spaces.
+func writeRow(o Options, b *bytes.Buffer, row []cell, widths []int) {
+	last := -1
+	for i, w := range widths {
+		if w > 0 {
+			last = i
+		}
+	}
+	first := true
+	for i, w := range widths {
+		if w == 0 {
+			continue
+		}
+		if !first {
+			b.WriteString("  ")
+		}
+		first = false
+		c := row[i]
+		text, style := c.text, c.style
+		if text == "" {
+			text, style = emptyCell, styleDim
+		}
+		text = shorten(text, w, c.kind) // piped, w is the natural width: nothing is cut
+		b.WriteString(o.style(style, o.link(c.link, text)))
+		if i != last {
+			b.WriteString(strings.Repeat(" ", max(0, w-textWidth(text))))
+		}
+	}
+	b.WriteByte('\n')
+}
+
+// writeMore writes the note for what a table left out.
+func writeMore(o Options, b *bytes.Buffer, n int, what string) {
+	if n <= 0 {
+		return
+	}
+	b.WriteString(o.style(styleDim, fmt.Sprintf("… %d more %s (-o json has them all)", n, what)) + "\n")
+}
+
+// writeFields writes "Key:  value" lines with the values aligned; values are
+// shortened to the width.
+func writeFields(o Options, b *bytes.Buffer, fields []field) {
+	kw := 0
+	for _, f := range fields {
+		kw = max(kw, textWidth(f.key)+1)
+	}
+	if o.Width > 0 {
+		kw = min(kw, max(8, o.Width/3))
+	}
+	for _, f := range fields {
+		key := shorten(f.key+":", kw, kindText)
+		b.WriteString(o.style(styleBold, key))
+		b.WriteString(strings.Repeat(" ", kw-textWidth(key)+2))
+		text, style := f.val.text, f.val.style
+		if text == "" {
+			text, style = emptyCell, styleDim
+		}
+		if o.Width <= 0 {
+			b.WriteString(o.style(style, o.link(f.val.link, text)) + "\n")
+			continue
+		}
+		for i, line := range wrapValue(text, max(1, o.Width-kw-2), f.val.kind) {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", kw+2))
+			}
+			b.WriteString(o.style(style, o.link(f.val.link, line)) + "\n")
+		}
+	}
+}
+
+// maxValueLines is how many lines a value may take in a record view: a
+// SHA-512 or a sentence shows whole at 80 columns; anything longer is
+// shortened on its last line.
+const maxValueLines = 3
+
+// wrapValue splits s into lines of at most w columns, at a space when the
+// text has one, at most maxValueLines of them.
+func wrapValue(s string, w int, kind cellKind) []string {
+	if textWidth(s) <= w {
+		return []string{s}
+	}
+	var lines []string
+	for s != "" {
+		if len(lines) == maxValueLines-1 || textWidth(s) <= w {
+			if len(lines) == 0 {
+				return []string{shorten(s, w, kind)}
+			}
+			return append(lines, shorten(s, w, kindText))
+		}
+		line := head(s, w)
+		if i := strings.LastIndexByte(line, ' '); i > 0 && i < len(line)-1 {
+			line = line[:i+1]
+		}
+		if line == "" { // a character wider than w
+			_, size := utf8.DecodeRuneInString(s)
+			line = s[:size]
+		}
+		lines = append(lines, strings.TrimRight(line, " "))
+		s = s[len(line):]
+	}
+	return lines
+}
+
+// field is one "key: value" line.
+type field struct {
+	key string
+	val cell
+}
+
+// writeTableOrRecords writes g as a table when it fits the width, else as a
+// record view: each row as "key: value" lines, like psql's expanded mode.
+func writeTableOrRecords(o Options, b *bytes.Buffer, g *grid) {
+	natural := g.naturalWidths()
+	if widths, ok := fitWidths(g.cols, natural, o.Width); ok && g.readable(natural, widths) {
+		writeGrid(o, b, g, widths)
+		return
+	}
+	for r, row := range g.rows {
+		if r > 0 {
+			b.WriteByte('\n')
+		}
+		title := fmt.Sprintf("-[ RECORD %d ]", r+1)
+		if o.Width > 0 {
+			title += strings.Repeat("-", max(0, min(o.Width, 40)-textWidth(title)))
+		}
+		b.WriteString(o.style(styleDim, title) + "\n")
+		fields := make([]field, 0, len(row))
+		for i, c := range row {
+			if c.absent {
+				continue
+			}
+			fields = append(fields, field{g.cols[i].title, c})
+		}
+		writeFields(o, b, fields)
+	}
+}

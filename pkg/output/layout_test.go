@@ -1,0 +1,232 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/tilookup/tilookup/pkg/api"
+)
+
+func TestShorten(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		w    int
+		kind cellKind
+		want string
+	}{
+		{"44d88612fea8a8f36de82e1278abb02f", 13, kindToken, "44d886…abb02f"},
+		{"44d88612fea8a8f36de82e1278abb02f", 32, kindToken, "44d88612fea8a8f36de82e1278abb02f"},
+		{"Exploitation observed", 10, kindText, "Exploitat…"},
+		{"Exploitation observed", 10, kindAuto, "Exploitat…"},
+		{"no-spaces-here", 7, kindAuto, "no-…ere"},
+		{"日本語テキスト", 7, kindText, "日本語…"},
+		{"abc", 1, kindText, "…"},
+		{"abc", 0, kindText, ""},
+	} {
+		got := shorten(tt.in, tt.w, tt.kind)
+		if got != tt.want || textWidth(got) > max(tt.w, 0) {
+			t.Errorf("shorten(%q, %d) = %q, want %q", tt.in, tt.w, got, tt.want)
+		}
+	}
+}
+
+func TestFitWidths(t *testing.T) {
+	cols := []column{{title: "A", min: 4}, {title: "B", min: 4, drop: 1}, {title: "URL", min: 6, squeeze: true}}
+	natural := []int{10, 10, 40}
+	for _, tt := range []struct {
+		width int
+		want  []int
+		ok    bool
+	}{
+		{0, []int{10, 10, 40}, true},
+		{64, []int{10, 10, 40}, true},
+		{40, []int{10, 10, 16}, true}, // the link gives way first
+		{24, []int{7, 7, 6}, true},
+		{14, []int{6, 0, 6}, true}, // B is left out
+		{8, nil, false},
+	} {
+		got, ok := fitWidths(cols, append([]int(nil), natural...), tt.width)
+		if ok != tt.ok || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("width %d: got %v %v, want %v %v", tt.width, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestPreviewOrderAndNumbers: preview keys keep the server's order (never
+// sorted) and numbers print as sent, also past 2^53 and 2^64.
+func TestPreviewOrderAndNumbers(t *testing.T) {
+	raw := `{"query":"q","results":[{"label":"L","count":2,"preview":[` +
+		`{"verdict":"malicious","sighting_id":9007199254740993,"big":12345678901234567891,"ratio":1.10,"zeta":"z"},` +
+		`{"alpha":"a","verdict":"benign"}]}]}`
+	r := Record{Query: "q", Resp: decode(t, []byte(raw))}
+	for _, width := range []int{0, 80, 200} {
+		out := string(printSearch(t, Options{Preview: true, Width: width}, false, r))
+		for _, want := range []string{"9007199254740993", "12345678901234567891", "1.10"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("width %d: %s is not printed exactly:\n%s", width, want, out)
+			}
+		}
+		order := []string{"verdict", "sighting_id", "big", "ratio", "zeta", "alpha"}
+		last := -1
+		for _, k := range order {
+			i := strings.Index(out, k)
+			if i < last {
+				t.Errorf("width %d: %s out of the server's order:\n%s", width, k, out)
+			}
+			last = i
+		}
+	}
+}
+
+// TestRecordView: a record too wide for the terminal prints as key: value
+// lines, none wider than the terminal, values whole when they fit.
+func TestRecordView(t *testing.T) {
+	r := rec(t, "44d88612fea8a8f36de82e1278abb02f", "eicar")
+	out := printSearch(t, Options{Preview: true, Width: 80}, false, r)
+	assertFits(t, out, 80)
+	for _, want := range []string{"-[ RECORD 1 ]", "\nverdict:     test-file\n", "\nsha256:      275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f\n", "\nsighting_id:  9007199254740993\n"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("record view lacks %q:\n%s", want, out)
+		}
+	}
+	// Wide enough, the same records are a table.
+	wide := printSearch(t, Options{Preview: true, Width: 400}, false, r)
+	if bytes.Contains(wide, []byte("RECORD")) {
+		t.Errorf("record view at 400 columns:\n%s", wide)
+	}
+}
+
+// TestDefangIndicatorsOnly: --defang changes the query, matched values and
+// preview values, never the detail_url.
+func TestDefangIndicatorsOnly(t *testing.T) {
+	r := rec(t, "44d88612fea8a8f36de82e1278abb02f", "eicar")
+	r.Resp.Results[0].MatchedValue = "evil.example.com"
+	for _, opts := range []Options{{Defang: defang, Preview: true}, {Defang: defang, Width: 200}, {Format: CSV, Defang: defang}} {
+		out := string(printSearch(t, opts, false, r))
+		if !strings.Contains(out, "https://ti.example/resources/malware_samples?q=44d88612fea8a8f36de82e1278abb02f") {
+			t.Errorf("%s: detail_url defanged or cut:\n%s", opts.Format, out)
+		}
+		if !strings.Contains(out, "evil[.]example[.]com") {
+			t.Errorf("%s: matched value not defanged:\n%s", opts.Format, out)
+		}
+	}
+	out := string(printSearch(t, Options{Defang: defang, Preview: true}, false, rec(t, "x", "basic")))
+	if !strings.Contains(out, "192[.]0[.]2[.]1") || strings.Contains(out, "hxxps://ti") {
+		t.Errorf("preview values not defanged, or a link was:\n%s", out)
+	}
+}
+
+// TestHyperlinks: with Hyperlinks, a detail_url cell links to the whole URL
+// whatever part shows; without, no OSC 8 at all.
+func TestHyperlinks(t *testing.T) {
+	r := rec(t, "44d88612fea8a8f36de82e1278abb02f", "eicar")
+	full := "https://ti.example/resources/malware_samples?q=44d88612fea8a8f36de82e1278abb02f"
+	out := string(printSearch(t, Options{Width: 80, Hyperlinks: true}, false, r))
+	if !strings.Contains(out, "\x1b]8;;"+full+"\x1b\\https://ti") {
+		t.Errorf("no hyperlink to the full URL:\n%q", out)
+	}
+	visible := strings.NewReplacer("\x1b]8;;"+full+"\x1b\\", "", "\x1b]8;;\x1b\\", "").Replace(out)
+	for _, line := range strings.Split(visible, "\n") {
+		if twwidth.Width(line) > 80 {
+			t.Errorf("visible line wider than 80: %q", line)
+		}
+	}
+	for _, opts := range []Options{{Width: 80}, {}} {
+		if out := printSearch(t, opts, false, r); bytes.Contains(out, []byte("\x1b]8")) {
+			t.Errorf("hyperlink without Hyperlinks: %q", out)
+		}
+	}
+	evil := &api.SearchResponse{Results: []api.Result{{Label: "x", DetailURL: "javascript:alert(1)"}}}
+	if out := printSearch(t, Options{Hyperlinks: true}, false, Record{Query: "q", Resp: evil}); bytes.Contains(out, []byte("\x1b]8")) {
+		t.Errorf("non-http link made clickable: %q", out)
+	}
+}
+
+// TestNarrowSingleTable: at 80 columns LABEL, GROUP, MATCHED COLUMN and
+// COUNT stay, and MATCHED VALUE shows only when it differs from the query.
+func TestNarrowSingleTable(t *testing.T) {
+	r := rec(t, "44d88612fea8a8f36de82e1278abb02f", "eicar")
+	out := string(printSearch(t, Options{Width: 80}, false, r))
+	if !strings.Contains(out, "LABEL                      GROUP     MATCHED COLUMN  COUNT  DETAIL URL") || strings.Contains(out, "MATCHED VALUE") {
+		t.Errorf("header:\n%s", out)
+	}
+	r.Resp.Results[1].MatchedValue = "44D88612FEA8A8F36DE82E1278ABB02F"
+	out = string(printSearch(t, Options{Width: 80}, false, r))
+	if !strings.Contains(out, "MATCHED VALUE") {
+		t.Errorf("a differing matched value is hidden:\n%s", out)
+	}
+	assertFits(t, []byte(out), 80)
+	for _, w := range []int{20, 30, 40} {
+		assertFits(t, printSearch(t, Options{Width: w, Preview: true}, false, r), w)
+		assertFits(t, printSearch(t, Options{Width: w}, true, multiRecs(t)...), w)
+	}
+}
+
+func TestDecodeOrderedLimits(t *testing.T) {
+	v, err := decodeOrdered([]byte(`{"b":1,"a":[1,2,3,4],"b":2,"c":"long string","d":{"x":1}}`), decodeLimits{elems: 2, fields: 3, runes: 4, nodes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := v.(*object)
+	if fmt.Sprint(o.keys) != "[b a c]" || o.more != 1 {
+		t.Errorf("keys %v more %d", o.keys, o.more)
+	}
+	if b, _ := o.get("b"); b != json.Number("2") {
+		t.Errorf("repeated key: %v, want the last value", b)
+	}
+	if a, _ := o.get("a"); len(a.(*array).elems) != 2 || a.(*array).more != 2 {
+		t.Errorf("array %v", a)
+	}
+	if c, _ := o.get("c"); c != "lon…" {
+		t.Errorf("string %q", c)
+	}
+	if _, err := decodeOrdered([]byte(`{"a":1} x`), tableLimits); err == nil {
+		t.Error("trailing data accepted")
+	}
+}
+
+// FuzzTableRender: any JSON answer renders as a table at any width without
+// a panic, with nothing a terminal would interpret, and no line wider than
+// the width.
+func FuzzTableRender(f *testing.F) {
+	f.Add([]byte(`{"query":"q","results":[{"label":"L","count":1,"preview":[{"a":1,"b":{"c":[1,2]}}],"detail_url":"https://x.test/a"}]}`), 40)
+	f.Add([]byte(`{"results":[{},{"preview":[{"k1":1},{"k2":"\u001b]8;;x\u0007"}]}]}`), 80)
+	f.Add([]byte(`{"results":[{"count":1e999,"label":"日本語テキスト","preview":[["x"],null,3]}]}`), 12)
+	f.Fuzz(func(t *testing.T, body []byte, width int) {
+		width = width % 300
+		if width < 0 {
+			width = -width
+		}
+		if !json.Valid(body) {
+			return
+		}
+		var resp api.SearchResponse
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if dec.Decode(&resp) != nil {
+			return
+		}
+		resp.Raw = body
+		r := Record{Query: "q", Resp: &resp}
+		for _, multi := range []bool{false, true} {
+			out := printSearch(t, Options{Preview: true, Width: width}, multi, r)
+			assertTerminalSafe(t, out)
+			if width >= 20 {
+				assertFits(t, out, width)
+			}
+		}
+		var b bytes.Buffer
+		if err := PrintEvents(Options{Out: &b, Width: width}, body); err != nil {
+			t.Fatalf("events: %v", err)
+		}
+		assertTerminalSafe(t, b.Bytes())
+		if width >= 20 {
+			assertFits(t, b.Bytes(), width)
+		}
+	})
+}
