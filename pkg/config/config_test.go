@@ -23,6 +23,19 @@ func flags() *pflag.FlagSet {
 	return fs
 }
 
+// Load is LoadUnchecked followed by Check, as the Factory does before a
+// request.
+func Load(path string, fs *pflag.FlagSet) (*Config, error) {
+	c, err := LoadUnchecked(path, fs)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 func writeFile(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "config.yaml")
@@ -69,7 +82,7 @@ func TestPrecedence(t *testing.T) {
 	check("base_url", "https://top.example", "file")
 	check("timeout", "10s", "file")
 	check("retries", "2", "default")
-	check("events_base_url", "https://top.example", "base_url")
+	check("events_base_url", "https://top.example", "base_url, file")
 	check("events_cookie_name", "jwt", "default")
 
 	// profile beats the top level
@@ -116,7 +129,7 @@ func TestProfileFromEnvAndUnknownProfile(t *testing.T) {
 }
 
 func TestInvalidValues(t *testing.T) {
-	for _, body := range []string{"timeout: soon\n", "retries: many\n", "output: xml\n", "base_url: ftp://x\n", "a: [unclosed", "- a\n- b\n"} {
+	for _, body := range []string{"timeout: soon\n", "timeout: -5\n", "events_cookie_name: a;b\n", "retries: many\n", "output: xml\n", "base_url: ftp://x\n", "a: [unclosed", "- a\n- b\n"} {
 		_, err := Load(writeFile(t, body), flags())
 		if failure.ExitCode(err) != 3 {
 			t.Errorf("%q: err = %v, want a config error", body, err)
