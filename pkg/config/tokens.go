@@ -40,3 +40,7 @@ func (c *Config) Hosts() []string {
 
 // Path is the file's path, named in the warning about plaintext storage.
 func (c *Config) Path() string { return c.path }
+
+// Writable reports why the file cannot be written (no config directory),
+// or nil.
+func (c *Config) Writable() error { return c.pathErr }
