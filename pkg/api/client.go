@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
@@ -41,12 +42,12 @@ const (
 	backoffBase    = 500 * time.Millisecond
 	backoffCap     = 10 * time.Second
 	maxRetryAfter  = 2 * time.Minute
-	defaultMaxBody = 32 << 20
+	defaultMaxBody = config.DefaultMaxResponseSize
 
 	// DefaultDeadline bounds one value, every try and wait included, so
 	// that a service that keeps answering 503 with Retry-After cannot hold
 	// a bulk run forever.
-	DefaultDeadline = 2 * time.Minute
+	DefaultDeadline = config.DefaultDeadline
 )
 
 // Options configure a Client. Zero values get sane defaults.
@@ -132,7 +133,7 @@ func New(o Options, allowInsecure bool) (*Client, error) {
 		}
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 30 * time.Second
+		o.Timeout = config.DefaultTimeout
 	}
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline

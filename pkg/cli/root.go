@@ -50,9 +50,9 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 	pf.String("profile", "", "use the named `profile` of the config file")
 	pf.String("base-url", "", "service `URL` for search (may carry a path prefix)")
 	pf.String("events-base-url", "", "service `URL` for events (default: the base URL)")
-	pf.String("timeout", "", "per-request `duration` (default 30s)")
-	pf.String("retries", "", "`N` extra tries for 429, 502, 503, 504 and connection errors (default 2)")
-	pf.StringP("output", "o", "", "output `format`: table, json, ndjson or csv (default table)")
+	pf.String("timeout", "", "per-request `duration`, or seconds (default "+config.DefaultOf("timeout")+")")
+	pf.String("retries", "", "`N` extra tries for 429, 502, 503, 504 and connection errors (default "+config.DefaultOf("retries")+")")
+	pf.StringP("output", "o", "", "output `format`: table, json, ndjson or csv (default "+config.DefaultOf("output")+")")
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	f.DebugFlag = pf.Bool("debug", false, "log each request and response to stderr (credentials redacted)")
 	f.Flags = pf
@@ -78,7 +78,7 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 		detect.NewCmd(f),
 		extract.NewCmd(f),
 		events.NewCmd(f),
-		configcmd.NewCmd(f),
+		configcmd.NewCmd(f, nil),
 		sandboxcmd.NewCmd(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),

@@ -71,14 +71,11 @@ func KeyNames() []string {
 	return names
 }
 
-// FlagHelp is the help line of the global flag bound to key: the key's own
-// help and its default, so that the default is written in one place.
-func FlagHelp(name string) string {
+// DefaultOf is a key's built-in default as written in help texts, so that
+// the flag help does not keep a copy of its own.
+func DefaultOf(name string) string {
 	k, _ := Lookup(name)
-	if k.Default == "" {
-		return k.Help
-	}
-	return k.Help + " (default " + k.Default + ")"
+	return k.Default
 }
 
 // Validate checks a value for this key.

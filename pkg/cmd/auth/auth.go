@@ -67,7 +67,7 @@ func endpointsFunc(f *cmdutil.Factory) func() (config.Endpoints, error) {
 }
 
 func hostFlag(cmd *cobra.Command, f *cmdutil.Factory, host *string) {
-	cmd.Flags().StringVar(host, "host", "", "the `host` (or URL) the token is for (default: the host of base_url)")
+	cmd.Flags().StringVar(host, "host", "", "`host` (or URL) of the token (default: base_url's host)")
 	_ = cmd.RegisterFlagCompletionFunc("host", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return knownHosts(f), cobra.ShellCompDirectiveNoFileComp
 	})

@@ -60,7 +60,7 @@ the service cannot be reached, the token is stored with a warning.`,
 		Example: `  tilookup auth login
   tilookup auth login --host ti.example.com
   printenv TI_TOKEN | tilookup auth login --with-token
-  tilookup auth login --insecure-storage   # no keyring: store in the config file (0600)`,
+  tilookup auth login --insecure-storage   # no keyring: the config file (0600)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -71,7 +71,7 @@ the service cannot be reached, the token is stored with a warning.`,
 	}
 	hostFlag(cmd, f, &opts.Host)
 	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the token from stdin")
-	cmd.Flags().BoolVar(&opts.Insecure, "insecure-storage", false, "store the token in plain text in the config file (mode 0600)")
+	cmd.Flags().BoolVar(&opts.Insecure, "insecure-storage", false, "store the token in plain text in the config file")
 	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "store the token without checking it with the service")
 	return cmd
 }
