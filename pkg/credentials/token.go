@@ -59,8 +59,10 @@ func normalizeToken(token string) (string, error) {
 		}
 	}
 	if i := strings.IndexFunc(t, unsafeInHeader); i >= 0 {
-		return "", invalidToken(fmt.Sprintf("the token has %s at character %d, which cannot be sent in an HTTP header or cookie unchanged",
-			describeChar(t, i), utf8.RuneCountInString(t[:i])+1))
+		return "", newError(failure.Usage, ErrInvalidToken, nil,
+			fmt.Sprintf("the token has %s at character %d, which cannot be sent in an HTTP header or cookie unchanged",
+				describeChar(t, i), utf8.RuneCountInString(t[:i])+1),
+			"check that only the token was copied, without quotes or separators")
 	}
 	if strings.HasPrefix(t, chunkPrefix) {
 		return "", invalidToken("the token starts with tilookup's own keyring marker")

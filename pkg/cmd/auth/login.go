@@ -2,17 +2,21 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // maxTokenInput bounds what --with-token reads from stdin.
@@ -143,11 +147,24 @@ func verify(ctx context.Context, opts *LoginOptions, host, token string) (string
 	case failure.Forbidden, failure.NotFound:
 		return "known to the service", nil
 	case failure.Auth:
-		return "", failure.New(failure.Auth, "the service refused the token for %s (%s); nothing was stored", host, oneLine(err)).
-			WithHint("check that it is the token for this service, or use --no-verify to store it anyway")
+		return "", failure.New(failure.Auth, "the events service at %s refused the token (%s); nothing was stored", sanitize.String(e.EventsURL), refusal(err)).
+			WithHint("check that it is the token for " + host + ", or use --no-verify to store it anyway")
 	}
 	warn(opts, "the token could not be checked ("+oneLine(err)+"); it is stored anyway: `tilookup auth status` checks it again")
 	return "not checked: the service could not be reached", nil
+}
+
+// refusal is the status and the server's own words, without the advice an
+// API error carries for lookups ("run auth login"), which is wrong here.
+func refusal(err error) string {
+	var apiErr *api.APIError
+	if errors.As(err, &apiErr) && apiErr.Status != 0 {
+		if apiErr.Message != "" {
+			return fmt.Sprintf("%d: %s", apiErr.Status, apiErr.Message)
+		}
+		return fmt.Sprintf("%d %s", apiErr.Status, http.StatusText(apiErr.Status))
+	}
+	return oneLine(err)
 }
 
 func warn(opts *LoginOptions, msg string) { fmt.Fprintln(opts.IO.ErrOut, "Warning: "+msg) }

@@ -193,7 +193,7 @@ func check(ctx context.Context, opts *StatusOptions, forWhat cmdutil.ClientFor, 
 		fmt.Fprintf(out, "  - %s: accepted by the service\n", name)
 		return 0
 	case forWhat == cmdutil.ForEvents && (kind == failure.Forbidden || kind == failure.NotFound):
-		fmt.Fprintf(out, "  - %s: token known to the service (%s)\n", name, oneLine(err))
+		fmt.Fprintf(out, "  - %s: token known to the service (%s)\n", name, refusal(err))
 		return 0
 	case kind == failure.Auth || kind == failure.Forbidden:
 		fmt.Fprintf(out, "  x %s: refused by the service: %s\n", name, oneLine(err))
