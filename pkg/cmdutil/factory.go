@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -170,7 +171,7 @@ const (
 // leak refused) before any token is looked up; no token means exit 3 and
 // nothing sent.
 func (f *Factory) Client(forWhat ClientFor, concurrency int) (*api.Client, error) {
-	opts, s, err := f.clientOptions(concurrency)
+	opts, s, err := f.clientOptions(forWhat, concurrency)
 	if err != nil {
 		return nil, err
 	}
@@ -190,24 +191,30 @@ func (f *Factory) Client(forWhat ClientFor, concurrency int) (*api.Client, error
 // login` checks a token with it before storing it. The caller decides that
 // the endpoint may receive that token.
 func (f *Factory) ClientWithToken(forWhat ClientFor, token string) (*api.Client, error) {
-	opts, s, err := f.clientOptions(1)
+	opts, s, err := f.clientOptions(forWhat, 1)
 	if err != nil {
 		return nil, err
 	}
-	opts.Token, opts.EventsToken = token, token
+	if forWhat == ForEvents {
+		opts.EventsToken = token
+	} else {
+		opts.Token = token
+	}
 	return api.New(opts, s.AllowInsecureHTTP)
 }
 
 // clientOptions turns the settings into api.Options, with URLs checked and
-// plain-http names pinned to the loopback addresses they resolve to.
-func (f *Factory) clientOptions(concurrency int) (api.Options, config.Settings, error) {
+// plain-http names pinned to the loopback addresses they resolve to. Only
+// an events client is given the events host: a search client's events
+// call, if anyone made one, would stay on the search host with the search
+// host's token.
+func (f *Factory) clientOptions(forWhat ClientFor, concurrency int) (api.Options, config.Settings, error) {
 	s, err := f.Settings()
 	if err != nil {
 		return api.Options{}, s, err
 	}
 	opts := api.Options{
 		BaseURL:       s.BaseURL,
-		EventsBaseURL: s.EventsURL,
 		CookieName:    s.CookieName,
 		UserAgent:     f.UserAgent,
 		Timeout:       s.Timeout,
@@ -215,13 +222,16 @@ func (f *Factory) clientOptions(concurrency int) (api.Options, config.Settings, 
 		Retries:       s.Retries,
 		MaxBody:       s.MaxResponseSize,
 	}
+	if forWhat == ForEvents {
+		opts.EventsBaseURL = s.EventsURL
+	}
 	if f.DebugFlag != nil && *f.DebugFlag {
 		opts.Debug = f.IO.ErrOut
 	}
 	if err := api.CheckBaseURLs(opts, s.AllowInsecureHTTP); err != nil {
 		return opts, s, err
 	}
-	guard, err := f.guard(s)
+	guard, err := f.guard(s.AllowInsecureHTTP, opts.BaseURL, opts.EventsBaseURL)
 	if err != nil {
 		return opts, s, err
 	}
@@ -246,16 +256,20 @@ func (f *Factory) clientOptions(concurrency int) (api.Options, config.Settings, 
 	return opts, s, nil
 }
 
+// guardTimeout bounds the one lookup of a local name; a resolver that
+// needs longer for localhost is broken.
+const guardTimeout = 5 * time.Second
+
 // guard checks, by address, every plain-http base URL that was let through
 // because its name looks local (localhost, *.localhost).
-func (f *Factory) guard(s config.Settings) (*api.LoopbackGuard, error) {
-	if s.AllowInsecureHTTP {
+func (f *Factory) guard(allowInsecure bool, urls ...string) (*api.LoopbackGuard, error) {
+	if allowInsecure {
 		return nil, nil
 	}
 	g := &api.LoopbackGuard{Resolver: f.Resolver}
-	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 	defer cancel()
-	for _, raw := range []string{s.BaseURL, s.EventsURL} {
+	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil || u.Scheme != "http" {
 			continue

@@ -191,3 +191,20 @@ func TestLocalhostNameResolvingAwayIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A search client knows no events host: even an events call made with it
+// stays on the search host, so the search token cannot wander.
+func TestSearchClientHasNoEventsHost(t *testing.T) {
+	search := newRecorder(t)
+	events := newRecorder(t)
+	kr := &mapKeyring{items: map[string]string{host(t, search.URL): "search-token"}}
+	f := testFactory(t, "base_url: "+search.URL+"\nevents_base_url: "+events.URL+"\n", kr)
+	client, err := f.Client(ForSearch, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.EventsMe(context.Background())
+	if events.saw() != "" {
+		t.Fatalf("the events host saw a search client's call: %q", events.saw())
+	}
+}
