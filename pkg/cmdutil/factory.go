@@ -214,13 +214,13 @@ func (f *Factory) clientOptions(forWhat ClientFor, concurrency int) (api.Options
 		return api.Options{}, s, err
 	}
 	opts := api.Options{
-		BaseURL:       s.BaseURL,
-		CookieName:    s.CookieName,
-		UserAgent:     f.UserAgent,
-		Timeout:       s.Timeout,
-		Deadline:      s.Deadline,
-		Retries:       s.Retries,
-		MaxBody:       s.MaxResponseSize,
+		BaseURL:    s.BaseURL,
+		CookieName: s.CookieName,
+		UserAgent:  f.UserAgent,
+		Timeout:    s.Timeout,
+		Deadline:   s.Deadline,
+		Retries:    s.Retries,
+		MaxBody:    s.MaxResponseSize,
 	}
 	if forWhat == ForEvents {
 		opts.EventsBaseURL = s.EventsURL
