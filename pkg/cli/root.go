@@ -65,7 +65,7 @@ events endpoint. Try it with no account: tilookup search --sandbox 44d88612fea8a
 		})
 	}
 	_ = root.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		cfg, err := f.Config()
+		cfg, err := f.ConfigUnchecked() // a bad value elsewhere should not hide the profiles
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

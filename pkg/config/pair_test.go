@@ -60,7 +60,7 @@ func TestEndpointsResolveAsAPair(t *testing.T) {
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			c, err := Load(p, fs)
+			c, err := loadChecked(p, fs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestBareNumberIsSeconds(t *testing.T) {
 	clearEnv(t)
 	fs := flags()
 	fs.Parse([]string{"--timeout", "5"})
-	c, err := Load(writeFile(t, "timeout: 10\nkeyring_timeout: 1.5\n"), fs)
+	c, err := loadChecked(writeFile(t, "timeout: 10\nkeyring_timeout: 1.5\n"), fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestBareNumberIsSeconds(t *testing.T) {
 
 func TestDefaultsAgree(t *testing.T) {
 	clearEnv(t)
-	c, err := Load(filepath.Join(t.TempDir(), "none.yaml"), flags())
+	c, err := loadChecked(filepath.Join(t.TempDir(), "none.yaml"), flags())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestInvalidValueAdviceNamesItsSource(t *testing.T) {
 		}
 		fs := flags()
 		fs.Parse(args)
-		_, err := Load(p, fs)
+		_, err := loadChecked(p, fs)
 		if failure.ExitCode(err) != code {
 			t.Fatalf("%v: exit %d (%v), want %d", args, failure.ExitCode(err), err, code)
 		}
