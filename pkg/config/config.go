@@ -73,19 +73,6 @@ func Open(flagPath string, fs *pflag.FlagSet, forEdit bool) (*Config, error) {
 	return load(path, fs, forEdit)
 }
 
-// LoadUnchecked reads the file at path (a missing file is an empty one)
-// without checking values: the caller checks when it needs them, so that
-// an offline command is not stopped by a bad value it never reads.
-func LoadUnchecked(path string, fs *pflag.FlagSet) (*Config, error) {
-	return load(path, fs, false)
-}
-
-// LoadForEdit is LoadUnchecked for the config commands: a selected profile
-// that does not exist yet is where a value will be written, not an error.
-func LoadForEdit(path string, fs *pflag.FlagSet) (*Config, error) {
-	return load(path, fs, true)
-}
-
 func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
 	c := &Config{v: viper.New(), flags: fs, path: path}
 	if err := c.readFile(); err != nil {

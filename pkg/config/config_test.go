@@ -23,10 +23,10 @@ func flags() *pflag.FlagSet {
 	return fs
 }
 
-// loadChecked is LoadUnchecked followed by Check, as the Factory does before a
+// loadChecked is Open followed by Check, as the Factory does before a
 // request.
 func loadChecked(path string, fs *pflag.FlagSet) (*Config, error) {
-	c, err := LoadUnchecked(path, fs)
+	c, err := Open(path, fs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func TestUnsetInMissingProfileLeavesTopLevel(t *testing.T) {
 	p := writeFile(t, "base_url: https://ti.example.com\n")
 	fs := flags()
 	fs.Parse([]string{"--profile", "staging"})
-	c, err := LoadForEdit(p, fs)
+	c, err := Open(p, fs, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			defer wg.Done()
 			fs := flags()
 			fs.Parse([]string{"--profile", fmt.Sprintf("p%d", i)})
-			c, err := LoadForEdit(p, fs)
+			c, err := Open(p, fs, true)
 			if err == nil {
 				<-start
 				err = c.Set("timeout", fmt.Sprintf("%ds", i+1))
@@ -176,7 +176,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			c, err := LoadForEdit(p, flags())
+			c, err := Open(p, flags(), true)
 			if err == nil {
 				<-start
 				err = c.SetToken(fmt.Sprintf("h%d.example", i), fmt.Sprintf("tok%d", i))
@@ -192,7 +192,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := LoadUnchecked(p, flags())
+	c, err := Open(p, flags(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,13 +216,13 @@ func TestLogoutRacingSetsIsNeverUndone(t *testing.T) {
 		p := writeFile(t, "tokens:\n  ti.example: secret\n")
 		var writers []*Config
 		for range 10 {
-			c, err := LoadForEdit(p, flags())
+			c, err := Open(p, flags(), true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			writers = append(writers, c)
 		}
-		logout, _ := LoadForEdit(p, flags())
+		logout, _ := Open(p, flags(), true)
 		var wg sync.WaitGroup
 		for i, c := range writers {
 			wg.Go(func() {
@@ -237,7 +237,7 @@ func TestLogoutRacingSetsIsNeverUndone(t *testing.T) {
 			}
 		})
 		wg.Wait()
-		c, _ := LoadUnchecked(p, flags())
+		c, _ := Open(p, flags(), false)
 		if _, ok := c.Token("ti.example"); ok {
 			t.Fatalf("round %d: the removed token is back in the file", round)
 		}
@@ -255,7 +255,7 @@ func TestLockTimeoutIsClear(t *testing.T) {
 	old := LockTimeout
 	LockTimeout = 50 * time.Millisecond
 	defer func() { LockTimeout = old }()
-	c, _ := LoadForEdit(p, flags())
+	c, _ := Open(p, flags(), true)
 	err = c.Set("timeout", "5s")
 	if failure.ExitCode(err) != 3 || !strings.Contains(err.Error(), "another tilookup process") || !strings.Contains(err.Error(), p+".lock") {
 		t.Errorf("err = %v", err)
