@@ -40,7 +40,7 @@ var Keys = []Key{
 	{Name: "events_base_url", Flag: "events-base-url", Env: "TILOOKUP_EVENTS_BASE_URL", Help: "where /api/events/me is served (default: base_url of the same scope)", validate: validURL},
 	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: DefaultCookieName, Help: "cookie that also carries the token on the events call; empty sends none", validate: validCookieName},
 	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration; a bare number is seconds)", validate: validDuration},
-	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: strconv.Itoa(DefaultRetries), Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
+	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
 	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
