@@ -25,8 +25,16 @@ host=${search_url#http://}
 fail() { echo "keyring-cli: $*" >&2; exit 1; }
 leak() { if grep -qF "$token" "$@"; then fail "the token leaked into $*"; fi; }
 
+# A token the service refuses is checked before anything is stored.
+set +e
+printf 'refused-%s\n' "$token" | "$TL" auth login --with-token >"$work/o" 2>"$work/e"; code=$?
+set -e
+[ "$code" = 4 ] || fail "a refused token: auth login exited $code, want 4: $(cat "$work/e")"
+if secret-tool lookup service tilookup username "$host" >/dev/null 2>&1; then fail "a refused token was stored"; fi
+
 printf '%s\n' "$token" | "$TL" auth login --with-token >"$work/o" 2>"$work/e"
 leak "$work/o" "$work/e"
+grep -q 'accepted by the service' "$work/e" || fail "auth login did not check the token: $(cat "$work/e")"
 [ "$(secret-tool lookup service tilookup username "$host")" = "$token" ] || fail "secret-tool does not see the stored token for $host"
 
 [ "$("$TL" auth token)" = "$token" ] || fail "auth token did not print the stored token"
@@ -34,7 +42,8 @@ leak "$work/o" "$work/e"
 "$TL" auth status >"$work/o" 2>"$work/e" || fail "auth status failed: $(cat "$work/o" "$work/e")"
 leak "$work/o" "$work/e"
 grep -q 'from the OS keyring' "$work/o" || fail "auth status does not name the keyring: $(cat "$work/o")"
-grep -q 'accepted by the service' "$work/o" || fail "the service did not accept the keyring token: $(cat "$work/o")"
+grep -q 'search: accepted by the service' "$work/o" || fail "the search service did not accept the keyring token: $(cat "$work/o")"
+grep -q 'events: accepted by the service' "$work/o" || fail "auth status did not check the events host: $(cat "$work/o")"
 
 "$TL" --debug search -o json 44d88612fea8a8f36de82e1278abb02f >"$work/o" 2>"$work/e" || fail "search with the keyring token failed: $(cat "$work/e")"
 leak "$work/o" "$work/e"
@@ -50,4 +59,5 @@ set +e
 set -e
 [ "$code" = 3 ] || fail "after logout search exited $code, want 3"
 grep -q 'auth login' "$work/e" || fail "after logout the error does not name auth login"
+grep -q "no token for $host" "$work/e" || fail "after logout the error does not say which host has no token: $(cat "$work/e")"
 echo "keyring-cli: login, status, token, search, events and logout round-tripped through the real keyring"

@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
@@ -44,12 +45,12 @@ const (
 	backoffBase    = 500 * time.Millisecond
 	backoffCap     = 10 * time.Second
 	maxRetryAfter  = 2 * time.Minute
-	defaultMaxBody = 32 << 20
+	defaultMaxBody = config.DefaultMaxResponseSize
 
 	// DefaultDeadline bounds one value, every try and wait included, so
 	// that a service that keeps answering 503 with Retry-After cannot hold
 	// a bulk run forever.
-	DefaultDeadline = 2 * time.Minute
+	DefaultDeadline = config.DefaultDeadline
 )
 
 // Options configure a Client. Zero values get sane defaults.
@@ -148,7 +149,7 @@ func New(o Options, allowInsecure bool) (*Client, error) {
 		}
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 30 * time.Second
+		o.Timeout = config.DefaultTimeout
 	}
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline

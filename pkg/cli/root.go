@@ -68,7 +68,7 @@ events endpoint. Try it with no account:
 	pf := root.PersistentFlags()
 	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "output `format`: table (default), json, ndjson, csv")
+	pf.StringP("output", "o", "", "`format`: table, json, ndjson, csv (default "+config.DefaultOf("output")+")")
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).
@@ -82,7 +82,7 @@ events endpoint. Try it with no account:
 		})
 	}
 	_ = root.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		cfg, err := f.Config()
+		cfg, err := f.ConfigUnchecked() // a bad value elsewhere should not hide the profiles
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -95,7 +95,7 @@ events endpoint. Try it with no account:
 		detect.NewCmd(f, nil),
 		extract.NewCmd(f, nil),
 		events.NewCmd(f),
-		configcmd.NewCmd(f),
+		configcmd.NewCmd(f, nil),
 		sandboxcmd.NewCmd(f, nil),
 		version.NewCmd(f, nil),
 		completion.NewCmd(f, nil),

@@ -1,6 +1,10 @@
 package cmdutil
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/config"
+)
 
 // AddNetworkFlags gives a command that calls the service the flags that
 // only matter there: where the service is, how long to wait and retry, and
@@ -11,8 +15,8 @@ func AddNetworkFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.String("base-url", "", "service `URL` for search (may have a path prefix)")
 	fl.String("events-base-url", "", "service `URL` for events (default: the base URL)")
-	fl.String("timeout", "", "per-request `duration` (default 30s)")
-	fl.String("retries", "", "`N` retries on 429, 5xx, network errors (default 2)")
+	fl.String("timeout", "", "per-request `duration` or seconds (default "+config.DefaultOf("timeout")+")")
+	fl.String("retries", "", "`N` retries on 429, 5xx, network errors (default "+config.DefaultOf("retries")+")")
 	fl.Bool("debug", false, "log HTTP requests to stderr, credentials redacted")
 }
 

@@ -7,6 +7,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +30,10 @@ type Config struct {
 	doc     *yaml.Node // the file's document node; nil when there is no file
 	top     map[string]any
 	section map[string]any // the selected profile's keys, nil when none
+	// pathErr says why there is no config file path (no HOME): reading
+	// goes on without a file, writing fails with it.
+	pathErr   error
+	overrides map[string]string
 }
 
 // Path returns the config file to use: the --config flag, else
@@ -48,31 +53,24 @@ func Path(flagValue string) (string, error) {
 	return filepath.Join(dir, "tilookup", "config.yaml"), nil
 }
 
-// Load reads the file at path (a missing file is an empty one) and layers it
-// under the changed flags of fs and the TILOOKUP_* environment.
-func Load(path string, fs *pflag.FlagSet) (*Config, error) {
-	c, err := load(path, fs, false)
+// Open loads the config file named by --config, TILOOKUP_CONFIG or the user
+// config dir, layered under the changed flags of fs and the TILOOKUP_*
+// environment, without checking values (see Check and Settings). When no
+// config dir can be found (no HOME), settings still resolve from flags,
+// environment and defaults, so that offline commands run; only a write
+// fails. With forEdit, a selected profile that does not exist yet is where
+// a value will be written, not an error.
+func Open(flagPath string, fs *pflag.FlagSet, forEdit bool) (*Config, error) {
+	path, err := Path(flagPath)
 	if err != nil {
-		return nil, err
+		c, lerr := load("", fs, forEdit)
+		if lerr != nil {
+			return nil, lerr
+		}
+		c.pathErr = err
+		return c, nil
 	}
-	if err := c.Check(); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// LoadUnchecked is Load without Check: the caller checks when it needs the
-// values (the Factory does, before any request), so that an offline
-// command is not stopped by a bad value it never reads.
-func LoadUnchecked(path string, fs *pflag.FlagSet) (*Config, error) {
-	return load(path, fs, false)
-}
-
-// LoadForEdit is Load for the config commands: a selected profile that
-// does not exist yet is where a value will be written, not an error, and
-// values are not checked, so that a bad one can be seen and repaired.
-func LoadForEdit(path string, fs *pflag.FlagSet) (*Config, error) {
-	return load(path, fs, true)
+	return load(path, fs, forEdit)
 }
 
 func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
@@ -102,26 +100,50 @@ func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
 	return c, nil
 }
 
-// Check validates every effective value. Load does it; LoadForEdit does
-// not, so that `config set/unset` can repair a file holding a bad value.
-func (c *Config) Check() error {
-	for _, k := range Keys {
-		if v := c.v.GetString(k.Name); v != "" {
-			if err := k.Validate(v); err != nil {
-				src := c.Source(k.Name)
-				kind := failure.Config
-				if strings.HasPrefix(src, "flag") {
-					kind = failure.Usage // a typo on the command line, not a broken setup
-				}
-				return failure.New(kind, "%v (from %s)", err, src).
-					WithHint("fix it with `tilookup config set " + k.Name + " VALUE` or `config unset " + k.Name + "`")
-			}
-		}
+// Override forces a setting above every layer for this process (--sandbox
+// points the call at the in-process server this way).
+func (c *Config) Override(name, value string) {
+	if c.overrides == nil {
+		c.overrides = map[string]string{}
 	}
-	return nil
+	c.overrides[name] = value
+	c.v.Set(name, value)
+}
+
+// Check validates every effective value; see Settings.
+func (c *Config) Check() error {
+	_, err := c.Settings()
+	return err
+}
+
+// invalid is the error for a bad value: its advice names where the value
+// came from, since `config set` cannot fix a flag or an environment
+// variable.
+func (c *Config) invalid(name string, err error) error {
+	src := c.Source(name)
+	k, _ := Lookup(name)
+	switch {
+	case strings.HasPrefix(src, "flag"):
+		// A typo on the command line, not a broken setup.
+		return failure.New(failure.Usage, "%v (from %s)", err, src).WithHint("fix --" + k.Flag)
+	case strings.HasPrefix(src, "env"):
+		return failure.New(failure.Config, "%v (from %s)", err, src).
+			WithHint("fix or unset " + k.Env)
+	case strings.HasPrefix(src, "profile"):
+		p := "tilookup --profile " + c.profile + " config "
+		return failure.New(failure.Config, "%v (from %s in %s)", err, src, c.path).
+			WithHint("fix it with `" + p + "set " + name + " VALUE` or `" + p + "unset " + name + "`")
+	default:
+		return failure.New(failure.Config, "%v (from %s %s)", err, src, c.path).
+			WithHint("fix it with `tilookup config set " + name + " VALUE` or `tilookup config unset " + name + "`")
+	}
 }
 
 func (c *Config) readFile() error {
+	if c.path == "" {
+		c.top = map[string]any{}
+		return nil
+	}
 	data, err := os.ReadFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		c.top = map[string]any{}
@@ -145,6 +167,12 @@ func (c *Config) readFile() error {
 		top = map[string]any{}
 	}
 	c.top = top
+	if c.profile != "" {
+		profiles, _ := top["profiles"].(map[string]any)
+		if section, ok := profiles[c.profile].(map[string]any); ok {
+			c.section = section
+		}
+	}
 	return nil
 }
 
@@ -176,16 +204,17 @@ func (c *Config) selectProfile(newProfileOK bool) error {
 	return c.v.MergeConfigMap(section)
 }
 
-// Get returns the effective value of a key.
+// Get returns the effective value of a key. events_base_url resolves as a
+// pair with base_url: see Endpoints.
 func (c *Config) Get(name string) string {
+	if v, ok := c.overrides[name]; ok {
+		return v
+	}
 	if name == "events_cookie_name" && emptyEnv("TILOOKUP_EVENTS_COOKIE_NAME") {
 		return "" // set and empty: the user turned the cookie off
 	}
 	if name == "events_base_url" {
-		if v := c.v.GetString(name); v != "" {
-			return v
-		}
-		return c.v.GetString("base_url")
+		return c.Endpoints().EventsURL
 	}
 	return c.v.GetString(name)
 }
@@ -198,31 +227,93 @@ func emptyEnv(name string) bool {
 	return ok && v == ""
 }
 
-// Source says which layer a key's value comes from: flag, env, profile NAME,
-// file, default, or "" when unset.
-func (c *Config) Source(name string) string {
+// Layers of the configuration, highest first. A higher rank wins.
+const (
+	rankNone = iota
+	rankDefault
+	rankFile
+	rankProfile
+	rankEnv
+	rankFlag
+	rankOverride
+)
+
+// layer finds the highest layer that sets name, with its value, a
+// description for people ("flag --timeout", "profile staging"...) and its
+// rank. The default layer is left to the caller.
+func (c *Config) layer(name string) (value, source string, rank int) {
 	k, _ := Lookup(name)
+	if v, ok := c.overrides[name]; ok {
+		return v, "--sandbox", rankOverride
+	}
 	if k.Flag != "" && c.flags != nil {
 		if f := c.flags.Lookup(k.Flag); f != nil && f.Changed {
-			return "flag --" + k.Flag
+			return f.Value.String(), "flag --" + k.Flag, rankFlag
 		}
 	}
 	if k.Env != "" {
 		if v, ok := os.LookupEnv(k.Env); ok && (v != "" || name == "events_cookie_name") {
-			return "env " + k.Env
+			return v, "env " + k.Env, rankEnv
 		}
 	}
-	if _, ok := c.section[name]; ok {
-		return "profile " + c.profile
+	if v, ok := c.section[name]; ok {
+		return scalar(v), "profile " + c.profile, rankProfile
 	}
-	if _, ok := c.top[name]; ok {
-		return "file"
+	if v, ok := c.top[name]; ok {
+		return scalar(v), "file", rankFile
 	}
-	if k.Default != "" {
+	return "", "", rankNone
+}
+
+func scalar(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// Endpoints are the two base URLs of one invocation, resolved as a pair.
+type Endpoints struct {
+	BaseURL, BaseSource     string
+	EventsURL, EventsSource string
+	// Paired says the events host was configured in the same scope as
+	// base_url (or is base_url itself), so the token stored for the
+	// search host may go there. Otherwise the events host needs a token
+	// of its own.
+	Paired bool
+}
+
+// Endpoints resolves base_url and events_base_url as a pair: a scope
+// (profile, file, environment, flags) that sets base_url but not
+// events_base_url sends events to its own base_url, never to an
+// events_base_url of a lower scope. This is the one place the events host
+// falls back to base_url.
+func (c *Config) Endpoints() Endpoints {
+	base, bsrc, brank := c.layer("base_url")
+	ev, esrc, erank := c.layer("events_base_url")
+	e := Endpoints{BaseURL: base, BaseSource: bsrc}
+	switch {
+	case ev != "" && erank >= brank:
+		e.EventsURL, e.EventsSource = ev, esrc
+		e.Paired = erank == brank
+	case base != "":
+		e.EventsURL, e.EventsSource, e.Paired = base, "base_url, "+bsrc, true
+	}
+	return e
+}
+
+// Source says which layer a key's value comes from: flag, env, profile NAME,
+// file, default, "base_url, ..." for an events host that is the base URL,
+// or "" when unset.
+func (c *Config) Source(name string) string {
+	if name == "events_base_url" {
+		return c.Endpoints().EventsSource
+	}
+	if _, src, rank := c.layer(name); rank != rankNone {
+		return src
+	}
+	if k, _ := Lookup(name); k.Default != "" {
 		return "default"
-	}
-	if name == "events_base_url" && c.Get(name) != "" {
-		return "base_url"
 	}
 	return ""
 }
@@ -241,6 +332,28 @@ func (c *Config) Profiles() []string {
 	return names
 }
 
+// ConfiguredURLs lists every base_url and events_base_url written in the
+// file, at the top level and in every profile, for messages that point to
+// the hosts a user has set up.
+func (c *Config) ConfiguredURLs() []string {
+	var urls []string
+	add := func(m map[string]any) {
+		for _, k := range []string{"base_url", "events_base_url"} {
+			if v, ok := m[k].(string); ok && v != "" {
+				urls = append(urls, v)
+			}
+		}
+	}
+	add(c.top)
+	profiles, _ := c.top["profiles"].(map[string]any)
+	for _, name := range c.Profiles() {
+		if m, ok := profiles[name].(map[string]any); ok {
+			add(m)
+		}
+	}
+	return urls
+}
+
 // Set writes key=value into the file: into the selected profile when one is
 // selected, else at the top level. The file is created 0600 if needed.
 func (c *Config) Set(name, value string) error {
@@ -255,7 +368,7 @@ func (c *Config) Set(name, value string) error {
 	if c.profile != "" && name != "profile" {
 		path = []string{"profiles", c.profile, name}
 	}
-	return c.edit(func(root *yaml.Node) { setPath(root, path, value) })
+	return c.edit(func(root *yaml.Node) bool { setPath(root, path, value); return true })
 }
 
 // Unset removes a key from the file (from the selected profile if any).
@@ -264,7 +377,7 @@ func (c *Config) Unset(name string) error {
 	if c.profile != "" && name != "profile" {
 		path = []string{"profiles", c.profile, name}
 	}
-	return c.edit(func(root *yaml.Node) { deletePath(root, path) })
+	return c.edit(func(root *yaml.Node) bool { return deletePath(root, path) })
 }
 
 // UnknownKey is the error for a key that is not in Keys; "token" gets its
@@ -279,8 +392,22 @@ func UnknownKey(name string) error {
 		WithHint("valid keys: " + strings.Join(KeyNames(), ", "))
 }
 
-// edit applies fn to the file's root mapping and writes the file back.
-func (c *Config) edit(fn func(root *yaml.Node)) error {
+// edit applies fn to the file's root mapping and writes the file back if
+// fn changed it. The read-modify-write holds the config lock and starts
+// from the file as it is now, not as this process loaded it: concurrent
+// writers (20 `config set`, a logout racing them) then lose nothing.
+func (c *Config) edit(fn func(root *yaml.Node) bool) error {
+	if c.pathErr != nil {
+		return c.pathErr
+	}
+	release, err := lock(c.path)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := c.readFile(); err != nil {
+		return err
+	}
 	if c.doc == nil {
 		c.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}
@@ -288,7 +415,9 @@ func (c *Config) edit(fn func(root *yaml.Node)) error {
 	if root.Kind != yaml.MappingNode {
 		return failure.New(failure.Config, "config file %s is not a mapping of keys", c.path)
 	}
-	fn(root)
+	if !fn(root) {
+		return nil
+	}
 	data, err := yaml.Marshal(c.doc)
 	if err != nil {
 		return failure.Wrap(failure.Config, err, "cannot encode the config file")
@@ -357,21 +486,23 @@ func setPath(m *yaml.Node, path []string, value string) {
 	}
 }
 
-func deletePath(m *yaml.Node, path []string) {
+// deletePath removes the key at path and reports whether it was there.
+func deletePath(m *yaml.Node, path []string) bool {
 	for i, key := range path {
 		if m.Kind != yaml.MappingNode {
-			return
+			return false
 		}
 		j := lookupIndex(m, key)
 		if j < 0 {
-			return // nothing there; in particular, never fall back a level
+			return false // nothing there; in particular, never fall back a level
 		}
 		if i == len(path)-1 {
 			m.Content = append(m.Content[:j], m.Content[j+2:]...)
-			return
+			return true
 		}
 		m = m.Content[j+1]
 	}
+	return false
 }
 
 // lookupIndex returns the index of key's node in mapping m, or -1.

@@ -23,6 +23,19 @@ func flags() *pflag.FlagSet {
 	return fs
 }
 
+// loadChecked is Open followed by Check, as the Factory does before a
+// request.
+func loadChecked(path string, fs *pflag.FlagSet) (*Config, error) {
+	c, err := Open(path, fs, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 func writeFile(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "config.yaml")
@@ -53,7 +66,7 @@ func TestPrecedence(t *testing.T) {
 	p := writeFile(t, file)
 
 	fs := flags()
-	c, err := Load(p, fs)
+	c, err := loadChecked(p, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,13 +82,13 @@ func TestPrecedence(t *testing.T) {
 	check("base_url", "https://top.example", "file")
 	check("timeout", "10s", "file")
 	check("retries", "2", "default")
-	check("events_base_url", "https://top.example", "base_url")
+	check("events_base_url", "https://top.example", "base_url, file")
 	check("events_cookie_name", "jwt", "default")
 
 	// profile beats the top level
 	fs = flags()
 	fs.Parse([]string{"--profile", "staging"})
-	if c, err = Load(p, fs); err != nil {
+	if c, err = loadChecked(p, fs); err != nil {
 		t.Fatal(err)
 	}
 	check("base_url", "https://staging.example/ti", "profile staging")
@@ -87,7 +100,7 @@ func TestPrecedence(t *testing.T) {
 	t.Setenv("TILOOKUP_RETRIES", "1")
 	fs = flags()
 	fs.Parse([]string{"--profile", "staging", "--retries", "0"})
-	if c, err = Load(p, fs); err != nil {
+	if c, err = loadChecked(p, fs); err != nil {
 		t.Fatal(err)
 	}
 	check("base_url", "https://env.example", "env TILOOKUP_BASE_URL")
@@ -95,7 +108,7 @@ func TestPrecedence(t *testing.T) {
 
 	// an empty env value is a value: it turns the events cookie off
 	t.Setenv("TILOOKUP_EVENTS_COOKIE_NAME", "")
-	if c, err = Load(p, flags()); err != nil {
+	if c, err = loadChecked(p, flags()); err != nil {
 		t.Fatal(err)
 	}
 	check("events_cookie_name", "", "env TILOOKUP_EVENTS_COOKIE_NAME")
@@ -104,20 +117,20 @@ func TestPrecedence(t *testing.T) {
 func TestProfileFromEnvAndUnknownProfile(t *testing.T) {
 	p := writeFile(t, file)
 	t.Setenv("TILOOKUP_PROFILE", "staging")
-	c, err := Load(p, flags())
+	c, err := loadChecked(p, flags())
 	if err != nil || c.Profile() != "staging" {
 		t.Fatalf("profile = %q, %v", c.Profile(), err)
 	}
 	t.Setenv("TILOOKUP_PROFILE", "prod")
-	_, err = Load(p, flags())
+	_, err = loadChecked(p, flags())
 	if failure.ExitCode(err) != 3 || !strings.Contains(err.Error(), `profile "prod" not found`) || !strings.Contains(err.Error(), "empty, staging") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestInvalidValues(t *testing.T) {
-	for _, body := range []string{"timeout: soon\n", "retries: many\n", "output: xml\n", "base_url: ftp://x\n", "a: [unclosed", "- a\n- b\n"} {
-		_, err := Load(writeFile(t, body), flags())
+	for _, body := range []string{"timeout: soon\n", "timeout: -5\n", "events_cookie_name: a;b\n", "retries: many\n", "output: xml\n", "base_url: ftp://x\n", "a: [unclosed", "- a\n- b\n"} {
+		_, err := loadChecked(writeFile(t, body), flags())
 		if failure.ExitCode(err) != 3 {
 			t.Errorf("%q: err = %v, want a config error", body, err)
 		}
@@ -125,7 +138,7 @@ func TestInvalidValues(t *testing.T) {
 }
 
 func TestMissingFileIsEmpty(t *testing.T) {
-	c, err := Load(filepath.Join(t.TempDir(), "nope", "config.yaml"), flags())
+	c, err := loadChecked(filepath.Join(t.TempDir(), "nope", "config.yaml"), flags())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +150,7 @@ func TestMissingFileIsEmpty(t *testing.T) {
 func TestSetWritesFile0600KeepingComments(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new")
 	p := filepath.Join(dir, "config.yaml")
-	c, err := Load(p, flags())
+	c, err := loadChecked(p, flags())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +171,7 @@ func TestSetWritesFile0600KeepingComments(t *testing.T) {
 	p = writeFile(t, file)
 	fs := flags()
 	fs.Parse([]string{"--profile", "staging"})
-	if c, err = Load(p, fs); err != nil {
+	if c, err = loadChecked(p, fs); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Set("timeout", "45s"); err != nil {
@@ -169,7 +182,7 @@ func TestSetWritesFile0600KeepingComments(t *testing.T) {
 	if !strings.Contains(s, "# my settings") {
 		t.Errorf("comment lost:\n%s", s)
 	}
-	c2, _ := Load(p, fs)
+	c2, _ := loadChecked(p, fs)
 	if c2.Get("timeout") != "45s" || c2.Source("timeout") != "profile staging" {
 		t.Errorf("timeout = %q from %q\n%s", c2.Get("timeout"), c2.Source("timeout"), s)
 	}
@@ -185,7 +198,7 @@ func TestSetWritesFile0600KeepingComments(t *testing.T) {
 	if err := c.Unset("timeout"); err != nil {
 		t.Fatal(err)
 	}
-	c3, _ := Load(p, fs)
+	c3, _ := loadChecked(p, fs)
 	if c3.Get("timeout") != "10s" {
 		t.Errorf("after unset timeout = %q", c3.Get("timeout"))
 	}
@@ -193,11 +206,11 @@ func TestSetWritesFile0600KeepingComments(t *testing.T) {
 
 func TestTokenStore(t *testing.T) {
 	p := writeFile(t, file)
-	c, _ := Load(p, flags())
+	c, _ := loadChecked(p, flags())
 	if err := c.SetToken("ti.example.com:8443", "tok"); err != nil {
 		t.Fatal(err)
 	}
-	c2, _ := Load(p, flags())
+	c2, _ := loadChecked(p, flags())
 	if tok, ok := c2.Token("ti.example.com:8443"); !ok || tok != "tok" {
 		t.Errorf("token = %q %v", tok, ok)
 	}
@@ -229,14 +242,14 @@ func TestUnsetInMissingProfileLeavesTopLevel(t *testing.T) {
 	p := writeFile(t, "base_url: https://ti.example.com\n")
 	fs := flags()
 	fs.Parse([]string{"--profile", "staging"})
-	c, err := LoadForEdit(p, fs)
+	c, err := Open(p, fs, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Unset("base_url"); err != nil {
 		t.Fatal(err)
 	}
-	c2, _ := Load(p, flags())
+	c2, _ := loadChecked(p, flags())
 	if c2.Get("base_url") != "https://ti.example.com" {
 		t.Errorf("unset in a missing profile removed the top-level key")
 	}

@@ -8,9 +8,22 @@ import (
 	"time"
 )
 
+// Built-in defaults, typed. The Default strings of Keys spell the same
+// values for `config list` and help; a test keeps the two in step.
+const (
+	DefaultTimeout         = 30 * time.Second
+	DefaultDeadline        = 2 * time.Minute
+	DefaultRetries         = 2
+	DefaultKeyringTimeout  = 3 * time.Second
+	DefaultMaxResponseSize = 32 << 20
+	DefaultCookieName      = "jwt"
+	DefaultOutput          = "table"
+)
+
 // Key describes one configuration setting: where it may come from and what
 // values it accepts. The table below is the single list that `config
-// get/set/list`, flag binding, environment binding and completion read.
+// get/set/list`, flag binding, environment binding, flag help and completion
+// read.
 type Key struct {
 	Name     string
 	Flag     string // global flag name, "" when there is none
@@ -24,16 +37,16 @@ type Key struct {
 // Keys lists every setting, in the order `config list` prints them.
 var Keys = []Key{
 	{Name: "base_url", Flag: "base-url", Env: "TILOOKUP_BASE_URL", Help: "where /api/ti/resources/search is served (may carry a path prefix)", validate: validURL},
-	{Name: "events_base_url", Flag: "events-base-url", Env: "TILOOKUP_EVENTS_BASE_URL", Help: "where /api/events/me is served (default: base_url)", validate: validURL},
-	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: "jwt", Help: "cookie that also carries the token on the events call; empty sends none"},
-	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration)", validate: validDuration},
+	{Name: "events_base_url", Flag: "events-base-url", Env: "TILOOKUP_EVENTS_BASE_URL", Help: "where /api/events/me is served (default: base_url of the same scope)", validate: validURL},
+	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: DefaultCookieName, Help: "cookie that also carries the token on the events call; empty sends none", validate: validCookieName},
+	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration; a bare number is seconds)", validate: validDuration},
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
-	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
+	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
 	{Name: "pager", Env: "TILOOKUP_PAGER", Help: "pager for long output on a terminal (default: PAGER, else less -FRX; cat for none)"},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
 	{Name: "allow_insecure_http", Env: "TILOOKUP_ALLOW_INSECURE_HTTP", Default: "false", Help: "allow sending the token over plain http to a non-loopback host", Values: []string{"true", "false"}},
-	{Name: "keyring_timeout", Env: "TILOOKUP_KEYRING_TIMEOUT", Default: "3s", Help: "how long to wait for the OS keyring (Go duration)", validate: validDuration},
+	{Name: "keyring_timeout", Env: "TILOOKUP_KEYRING_TIMEOUT", Default: "3s", Help: "how long to wait for the OS keyring (Go duration; a bare number is seconds)", validate: validDuration},
 	{Name: "max_response_size", Env: "TILOOKUP_MAX_RESPONSE_SIZE", Default: "32MiB", Help: "largest response body accepted (bytes, or with KiB/MiB/GiB)", validate: validSize},
 	{Name: "deadline", Env: "TILOOKUP_DEADLINE", Default: "2m", Help: "longest time for one value, every retry and wait included (Go duration; never less than timeout)", validate: validDuration},
 	{Name: "ca_cert", Env: "TILOOKUP_CA_CERT", Help: "PEM file of extra CA certificates to trust (a private CA), besides the system's"},
@@ -57,6 +70,13 @@ func KeyNames() []string {
 		names[i] = k.Name
 	}
 	return names
+}
+
+// DefaultOf is a key's built-in default as written in help texts, so that
+// the flag help does not keep a copy of its own.
+func DefaultOf(name string) string {
+	k, _ := Lookup(name)
+	return k.Default
 }
 
 // Validate checks a value for this key.
@@ -92,27 +112,57 @@ func validURL(s string) error {
 }
 
 func validDuration(s string) error {
-	d, err := time.ParseDuration(s)
+	_, err := ParseDuration(s)
+	return err
+}
+
+// ParseDuration reads a Go duration ("30s", "1m30s") or a bare number of
+// seconds ("5", "2.5"), as curl's --max-time does. It must be positive.
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	d, err := time.ParseDuration(t)
 	if err != nil {
-		return fmt.Errorf("want a Go duration such as 30s or 2m")
+		secs, ferr := strconv.ParseFloat(t, 64)
+		if ferr != nil || secs != secs || secs > 1e9 {
+			return 0, fmt.Errorf("want a duration such as 30s or 2m, or a number of seconds")
+		}
+		d = time.Duration(secs * float64(time.Second))
 	}
 	if d <= 0 {
-		return fmt.Errorf("want a positive duration")
+		return 0, fmt.Errorf("want a positive duration")
 	}
-	return nil
+	return d, nil
 }
 
 func validCount(s string) error {
-	n, err := strconv.Atoi(s)
+	_, err := parseCount(s)
+	return err
+}
+
+func parseCount(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 0 || n > 20 {
-		return fmt.Errorf("want a whole number from 0 to 20")
+		return 0, fmt.Errorf("want a whole number from 0 to 20")
 	}
-	return nil
+	return n, nil
 }
 
 func validSize(s string) error {
 	_, err := ParseSize(s)
 	return err
+}
+
+// validCookieName accepts an RFC 7230 token, which is what a cookie name
+// must be: anything else would be dropped by net/http, leaving an empty
+// Cookie header on the wire.
+func validCookieName(s string) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?={}`, c) >= 0 {
+			return fmt.Errorf("a cookie name may hold letters, digits and !#$%%&'*+-.^_`|~ only")
+		}
+	}
+	return nil
 }
 
 // ParseSize reads a byte count such as 1048576, 512KiB, 32MiB or 1GiB.

@@ -1,5 +1,7 @@
 package config
 
+import "sort"
+
 // The opt-in plaintext token store (`auth login --insecure-storage`): tokens
 // live under `tokens:` keyed by host. Hosts contain dots, which viper would
 // split into nested keys, so this reads the raw mapping instead.
@@ -13,26 +15,32 @@ func (c *Config) Token(host string) (string, bool) {
 
 // SetToken stores a token for host in the file (mode 0600).
 func (c *Config) SetToken(host, token string) error {
-	return c.edit(func(root *yamlNode) { setPath(root, []string{"tokens", host}, token) })
+	return c.edit(func(root *yamlNode) bool { setPath(root, []string{"tokens", host}, token); return true })
 }
 
-// DeleteToken removes host's token from the file.
+// DeleteToken removes host's token from the file. It looks at the file as
+// it is now, under the lock, so a token written by another process since
+// this one loaded the file is removed too.
 func (c *Config) DeleteToken(host string) error {
-	if _, ok := c.Token(host); !ok {
-		return nil
-	}
-	return c.edit(func(root *yamlNode) { deletePath(root, []string{"tokens", host}) })
+	return c.edit(func(root *yamlNode) bool { return deletePath(root, []string{"tokens", host}) })
 }
 
-// Hosts lists the hosts with a token in the file (credentials.HostLister).
+// Hosts lists, sorted, the hosts with a token in the file.
 func (c *Config) Hosts() []string {
 	tokens, _ := c.top["tokens"].(map[string]any)
 	hosts := make([]string, 0, len(tokens))
 	for h := range tokens {
-		hosts = append(hosts, h)
+		if t, ok := tokens[h].(string); ok && t != "" {
+			hosts = append(hosts, h)
+		}
 	}
+	sort.Strings(hosts)
 	return hosts
 }
 
 // Path is the file's path, named in the warning about plaintext storage.
 func (c *Config) Path() string { return c.path }
+
+// Writable reports why the file cannot be written (no config directory),
+// or nil.
+func (c *Config) Writable() error { return c.pathErr }

@@ -1,9 +1,11 @@
 // Package credentials finds and stores tilookup's bearer tokens.
 //
-// The lookup order lives here and nowhere else: TILOOKUP_TOKEN, then the OS
-// keyring entry for the host (service "tilookup", user = HostKey of the base
-// URL), then, only for hosts the user stored with `auth login
-// --insecure-storage`, the config file.
+// The lookup order lives here: TILOOKUP_TOKEN, then the OS keyring entry for
+// the host (service "tilookup", user = HostKey of the base URL), then, only
+// for hosts the user stored with `auth login --insecure-storage`, the config
+// file. Which host a token may be sent to is decided with the configuration:
+// config.Endpoints says whether the events host is paired with the search
+// host, and EventsToken honours it.
 //
 // Every keyring call runs under a timeout, because the Secret Service can
 // wait forever for an unlock prompt no one will see; every keyring failure is
@@ -41,13 +43,8 @@ type FileStore interface {
 	Token(host string) (string, bool)
 	SetToken(host, token string) error
 	DeleteToken(host string) error
-	Path() string // for the warning naming the file
-}
-
-// HostLister is optionally implemented by a FileStore that can list the hosts
-// it holds tokens for; Store.Hosts uses it.
-type HostLister interface {
-	Hosts() []string
+	Path() string    // for the warning naming the file
+	Hosts() []string // hosts with a token in the file, for messages
 }
 
 // Store looks tokens up and stores them. The zero value is ready to use.
@@ -57,6 +54,12 @@ type Store struct {
 	Keyring Keyring             // SystemKeyring() by default
 	File    FileStore           // may be nil
 	Timeout time.Duration       // per keyring call; DefaultKeyringTimeout when <= 0
+	// Warn prints a warning on stderr; nil drops warnings. A token read
+	// from a file that others can read is warned about on every run.
+	Warn func(string)
+	// Configured lists the hosts of every base URL in the config file,
+	// so that "no token for HOST" can name those that do have one.
+	Configured func() []string
 
 	mu sync.Mutex
 	// cache holds one keyring read per host, "not found" and failures
@@ -67,9 +70,8 @@ type Store struct {
 	// so that the next host does not wait another Timeout for the same
 	// answer.
 	down *failure.Error
-	// known lists hosts this Store found or stored a keyring token for; the
-	// keyring cannot be enumerated portably.
-	known map[string]bool
+	// permOnce checks the file's mode once per Store, on its first use.
+	permOnce sync.Once
 }
 
 type lookup struct {
@@ -77,10 +79,6 @@ type lookup struct {
 	token string
 	err   error // nil, ErrNotFound, or a *failure.Error
 }
-
-// NewStore returns a Store using the system keyring and file as the
-// insecure storage (nil for none).
-func NewStore(file FileStore) *Store { return &Store{File: file} }
 
 func (s *Store) getenv(k string) string {
 	if s.Getenv != nil {
@@ -110,10 +108,46 @@ func newError(k failure.Kind, reason, cause error, msg, hint string) *failure.Er
 	return &failure.Error{Kind: k, Msg: msg, Hint: hint, Err: &reasonError{reason: reason, cause: cause}}
 }
 
-func noToken(host string) error {
-	return newError(failure.Config, ErrNoToken, nil,
-		"no token for "+host,
-		"run `tilookup auth login --host "+host+"`, or set "+EnvToken)
+// noToken is the error for a host with no token anywhere. It names the
+// hosts that do have one (a typo in base_url, the wrong profile) and the
+// command that stores one the way this user stores tokens.
+func (s *Store) noToken(host string) error {
+	msg := "no token for " + host
+	if others := s.hostsWithToken(host); len(others) > 0 {
+		msg += " (tokens are stored for " + strings.Join(others, ", ") + ")"
+	}
+	login := "tilookup auth login --host " + host
+	if s.usesFile() {
+		login += " --insecure-storage"
+	}
+	return newError(failure.Config, ErrNoToken, nil, msg,
+		"run `"+login+"`, or set "+EnvToken)
+}
+
+// usesFile reports whether the user keeps tokens in the config file.
+func (s *Store) usesFile() bool { return s.File != nil && len(s.File.Hosts()) > 0 }
+
+// hostsWithToken lists the other hosts known to hold a token: those in the
+// file, and configured hosts whose keyring entry exists (the keyring cannot
+// be listed portably). A keyring that is down is not asked again.
+func (s *Store) hostsWithToken(except string) []string {
+	var hosts []string
+	if s.File != nil {
+		hosts = append(hosts, s.File.Hosts()...)
+	}
+	if s.Configured != nil {
+		for _, h := range s.Configured() {
+			if h == except || slices.Contains(hosts, h) || s.isDown() != nil {
+				continue
+			}
+			if _, err := s.keyringToken(h); err == nil {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	hosts = slices.DeleteFunc(hosts, func(h string) bool { return h == except })
+	slices.Sort(hosts)
+	return slices.Compact(hosts)
 }
 
 // envToken reports TILOOKUP_TOKEN; set but blank counts as unset, as in gh.
@@ -156,8 +190,11 @@ func (s *Store) Token(host string) (token string, src Source, err error) {
 }
 
 // EventsToken returns the token for the events host: its own entry when one
-// exists, else the token of the search host.
-func (s *Store) EventsToken(eventsHost, searchHost string) (token string, src Source, err error) {
+// exists, else, only when the events host is paired with the search host
+// (configured in the same scope, see config.Endpoints), the search host's
+// token. An unpaired events host belongs to another environment, and the
+// search host's token must never reach it.
+func (s *Store) EventsToken(eventsHost, searchHost string, paired bool) (token string, src Source, err error) {
 	if t, ok, err := s.envToken(); err != nil {
 		return "", "", err
 	} else if ok {
@@ -167,13 +204,21 @@ func (s *Store) EventsToken(eventsHost, searchHost string) (token string, src So
 	if err != nil {
 		return "", "", err
 	}
-	sh, err := checkHost(searchHost)
-	if err != nil {
+	t, src, err := s.stored(eh)
+	if err == nil || searchHost == "" || searchHost == eh {
+		return t, src, err
+	}
+	if !paired {
+		if errors.Is(err, ErrNoToken) {
+			return "", "", newError(failure.Config, ErrNoToken, nil,
+				"no token for the events host "+eh+", and the token of "+searchHost+" is not sent there: events_base_url is not configured in the same scope as base_url",
+				"set events_base_url beside base_url (in the same profile), or run `tilookup auth login --host "+eh+"`")
+		}
 		return "", "", err
 	}
-	t, src, err := s.stored(eh)
-	if err == nil || eh == sh {
-		return t, src, err
+	sh, err2 := checkHost(searchHost)
+	if err2 != nil {
+		return "", "", err2
 	}
 	t2, src2, err2 := s.stored(sh)
 	if err2 == nil || errors.Is(err, ErrNoToken) {
@@ -198,13 +243,31 @@ func (s *Store) stored(host string) (string, Source, error) {
 					"the token stored for "+host+" in "+s.File.Path()+" is not valid",
 					"run `tilookup auth login --host "+host+"` again")
 			}
+			s.permOnce.Do(func() { s.warnPerm() })
 			return t, SourceConfig, nil
 		}
 	}
-	if errors.Is(kerr, ErrNotFound) {
-		return "", "", noToken(host)
+	// A user who keeps tokens in the file has no use for "the keyring is
+	// unavailable": the news is that this host has no token there.
+	if errors.Is(kerr, ErrNotFound) || (s.usesFile() && keyringAbsent(kerr)) {
+		return "", "", s.noToken(host)
 	}
 	return "", "", kerr
+}
+
+// keyringAbsent reports a keyring that is not there or does not answer, as
+// opposed to one that answered with a problem (locked, damaged).
+func keyringAbsent(err error) bool {
+	return errors.Is(err, ErrKeyringUnavailable) || errors.Is(err, ErrKeyringTimeout)
+}
+
+func (s *Store) warnPerm() {
+	if s.Warn == nil {
+		return
+	}
+	if msg := PermProblem(s.File.Path()); msg != "" {
+		s.Warn(msg)
+	}
 }
 
 func (s *Store) entry(host string) *lookup {
@@ -231,7 +294,6 @@ func (s *Store) remember(host, token string, err error) {
 		s.cache = map[string]*lookup{}
 	}
 	s.cache[host] = l
-	s.noteKnown(host, err == nil)
 }
 
 func (s *Store) forget(host string) {
@@ -240,27 +302,12 @@ func (s *Store) forget(host string) {
 	delete(s.cache, host)
 }
 
-// noteKnown must be called with s.mu held.
-func (s *Store) noteKnown(host string, present bool) {
-	if s.known == nil {
-		s.known = map[string]bool{}
-	}
-	if present {
-		s.known[host] = true
-	} else {
-		delete(s.known, host)
-	}
-}
-
 // keyringToken returns the cached keyring answer for host, reading it on
 // first use. Concurrent callers for one host wait for the single read.
 func (s *Store) keyringToken(host string) (string, error) {
 	l := s.entry(host)
 	l.once.Do(func() {
 		l.token, l.err = s.readKeyring(host)
-		s.mu.Lock()
-		s.noteKnown(host, l.err == nil)
-		s.mu.Unlock()
 	})
 	return l.token, l.err
 }
@@ -383,6 +430,44 @@ func (s *Store) refuseEnv(action string) error {
 			EnvToken+" is set, and logout cannot unset it, so nothing was removed",
 			"unset "+EnvToken+" in your shell, then run `tilookup auth logout` to remove the stored token")
 	}
+}
+
+// CheckToken trims a token and rejects what cannot be a bearer token, or
+// cannot go in an HTTP header or cookie unchanged, without storing it.
+func CheckToken(token string) (string, error) { return normalizeToken(token) }
+
+// writable is implemented by a FileStore that may be unable to write (no
+// config directory).
+type writable interface{ Writable() error }
+
+// CanStore says, before the user types a token, whether Login could store
+// one for host: TILOOKUP_TOKEN is not set, and the chosen storage answers.
+// A keyring that is missing, locked or hanging fails here, with the advice
+// to use --insecure-storage, rather than after the token was pasted.
+func (s *Store) CanStore(host string, insecure bool) error {
+	if err := s.refuseEnv("login"); err != nil {
+		return err
+	}
+	h, err := checkHost(host)
+	if err != nil {
+		return err
+	}
+	if insecure {
+		if s.File == nil {
+			return failure.New(failure.Usage, "insecure storage is not available here")
+		}
+		if w, ok := s.File.(writable); ok {
+			return w.Writable()
+		}
+		return nil
+	}
+	_, err = s.keyringToken(h)
+	switch {
+	case err == nil, errors.Is(err, ErrNotFound), errors.Is(err, ErrNoToken),
+		errors.Is(err, ErrInvalidToken), errors.Is(err, ErrKeyringDamaged):
+		return nil // a bad entry is what a new login replaces
+	}
+	return err
 }
 
 // Login stores the token for host: in the keyring, or with insecure=true in
@@ -511,34 +596,15 @@ func (s *Store) Logout(host string) error {
 		return kerr
 	}
 	if !removed {
+		msg := "not logged in to " + h + ": no token is stored for it"
 		if kerr != nil && !errors.Is(kerr, ErrNotFound) {
-			return kerr
+			if s.File == nil {
+				return kerr
+			}
+			msg = "not logged in to " + h + ": no token for it in " + s.File.Path() +
+				" (the OS keyring is not available, so it was not checked)"
 		}
-		return newError(failure.Config, ErrNotLoggedIn, nil,
-			"not logged in to "+h+": no token is stored for it", "")
+		return newError(failure.Config, ErrNotLoggedIn, nil, msg, "")
 	}
 	return nil
-}
-
-// Hosts lists, sorted, the hosts this Store knows to have a stored token: those
-// in the file store (when it implements HostLister) and those whose keyring
-// entry this Store has read or written. The keyring cannot be enumerated
-// portably, so `auth status` should look up the configured hosts (base_url
-// and events_base_url) with Token rather than rely on this list alone.
-func (s *Store) Hosts() []string {
-	var hosts []string
-	if hl, ok := s.File.(HostLister); ok {
-		for _, h := range hl.Hosts() {
-			if _, ok := s.File.Token(h); ok {
-				hosts = append(hosts, strings.ToLower(h))
-			}
-		}
-	}
-	s.mu.Lock()
-	for h := range s.known {
-		hosts = append(hosts, h)
-	}
-	s.mu.Unlock()
-	slices.Sort(hosts)
-	return slices.Compact(hosts)
 }

@@ -58,6 +58,12 @@ func normalizeToken(token string) (string, error) {
 			return "", invalidToken(fmt.Sprintf("the token has whitespace or a control character inside, at character %d", i))
 		}
 	}
+	if i := strings.IndexFunc(t, unsafeInHeader); i >= 0 {
+		return "", newError(failure.Usage, ErrInvalidToken, nil,
+			fmt.Sprintf("the token has %s at character %d, which cannot be sent in an HTTP header or cookie unchanged",
+				describeChar(t, i), utf8.RuneCountInString(t[:i])+1),
+			"check that only the token was copied, without quotes or separators")
+	}
 	if strings.HasPrefix(t, chunkPrefix) {
 		return "", invalidToken("the token starts with tilookup's own keyring marker")
 	}
@@ -67,6 +73,22 @@ func normalizeToken(token string) (string, error) {
 			"check that only the token was pasted, or set TILOOKUP_TOKEN")
 	}
 	return t, nil
+}
+
+// unsafeInHeader reports a character that net/http would send mangled or
+// not at all: anything outside printable ASCII, and the four characters a
+// cookie value cannot hold (RFC 6265 cookie-octet). Such a "token" is
+// either pasted junk or would be rejected by the service anyway.
+func unsafeInHeader(r rune) bool {
+	return r < 0x21 || r > 0x7e || r == '"' || r == ',' || r == ';' || r == '\\'
+}
+
+func describeChar(t string, i int) string {
+	r, _ := utf8.DecodeRuneInString(t[i:])
+	if r > 0x7e {
+		return "a non-ASCII character"
+	}
+	return fmt.Sprintf("%q", r)
 }
 
 func invalidToken(msg string) error {

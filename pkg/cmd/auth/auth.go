@@ -4,22 +4,25 @@ package auth
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// maxTokenInput bounds what --with-token reads from stdin.
-const maxTokenInput = 64 << 10
+// TokenStore is what the auth commands need of credentials.Store.
+type TokenStore interface {
+	Token(host string) (string, credentials.Source, error)
+	EventsToken(eventsHost, searchHost string, paired bool) (string, credentials.Source, error)
+	CanStore(host string, insecure bool) error
+	Login(host, token string, insecure bool) (warning string, err error)
+	Logout(host string) error
+}
 
 // NewCmd is `tilookup auth`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -31,10 +34,36 @@ the macOS Keychain, the Windows Credential Manager, or the Secret Service
 (gnome-keyring, KWallet) on Linux. TILOOKUP_TOKEN, when set, overrides them.
 Where no keyring exists (a headless server, CI), set TILOOKUP_TOKEN or use
 auth login --insecure-storage, which writes the token to the config file (0600).
-A token is never accepted as a command-line argument.`,
+A token is never accepted as a command-line argument.
+
+A stored token is sent only to the host it was stored for, and to the
+events host when events_base_url is set in the same scope (profile, file,
+environment or flags) as base_url.`,
 	}
-	cmd.AddCommand(newLogin(f), newStatus(f), newToken(f), newLogout(f))
+	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f, nil), NewCmdToken(f, nil), NewCmdLogout(f, nil))
 	return cmd
+}
+
+// storeFunc and endpointsFunc adapt the Factory to the small functions the
+// Options structs hold.
+func storeFunc(f *cmdutil.Factory) func() (TokenStore, error) {
+	return func() (TokenStore, error) {
+		s, err := f.Credentials()
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+func endpointsFunc(f *cmdutil.Factory) func() (config.Endpoints, error) {
+	return func() (config.Endpoints, error) {
+		cfg, err := f.ConfigUnchecked()
+		if err != nil {
+			return config.Endpoints{}, err
+		}
+		return cfg.Endpoints(), nil
+	}
 }
 
 func hostFlag(cmd *cobra.Command, f *cmdutil.Factory, host *string) {
@@ -46,7 +75,7 @@ func hostFlag(cmd *cobra.Command, f *cmdutil.Factory, host *string) {
 
 // resolveHost turns --host (a host, host:port or URL) or base_url into the
 // keyring key.
-func resolveHost(f *cmdutil.Factory, flag string) (string, error) {
+func resolveHost(flag string, endpoints func() (config.Endpoints, error)) (string, error) {
 	if flag != "" {
 		u := flag
 		if !strings.Contains(u, "://") {
@@ -58,264 +87,87 @@ func resolveHost(f *cmdutil.Factory, flag string) (string, error) {
 		}
 		return h, nil
 	}
-	base, err := f.Get("base_url")
+	e, err := endpoints()
 	if err != nil {
 		return "", err
 	}
-	if base == "" {
+	if e.BaseURL == "" {
 		return "", failure.New(failure.Config, "no host given and no base URL configured").
 			WithHint("pass --host HOST, or run `tilookup config set base_url URL`")
 	}
-	h, err := credentials.HostKey(base)
+	h, err := credentials.HostKey(e.BaseURL)
 	if err != nil {
 		return "", failure.New(failure.Config, "base_url: %v", err)
 	}
 	return h, nil
 }
 
-// knownHosts lists the configured hosts and those with a stored token, for
-// completion and status. It never touches the network or the keyring.
+// hosts are the search and events host keys of the resolved endpoints;
+// "" where a URL is missing or invalid.
+func hosts(e config.Endpoints) (search, events string) {
+	if e.BaseURL != "" {
+		search, _ = credentials.HostKey(e.BaseURL)
+	}
+	if e.EventsURL != "" {
+		events, _ = credentials.HostKey(e.EventsURL)
+	}
+	return search, events
+}
+
+// knownHosts lists the configured hosts and those with a token in the
+// config file, for completion. It never touches the network or the keyring.
 func knownHosts(f *cmdutil.Factory) []string {
 	seen := map[string]bool{}
-	var hosts []string
+	var out []string
 	add := func(h string) {
 		if h != "" && !seen[h] {
 			seen[h] = true
-			hosts = append(hosts, h)
+			out = append(out, h)
 		}
 	}
-	for _, key := range []string{"base_url", "events_base_url"} {
-		if u, _ := f.Get(key); u != "" {
-			h, _ := credentials.HostKey(u)
-			add(h)
-		}
+	cfg, err := f.ConfigUnchecked()
+	if err != nil {
+		return nil
 	}
-	if cfg, err := f.Config(); err == nil {
-		for _, h := range cfg.Hosts() {
-			add(h)
-		}
+	s, e := hosts(cfg.Endpoints())
+	add(s)
+	add(e)
+	for _, u := range cfg.ConfiguredURLs() {
+		h, _ := credentials.HostKey(u)
+		add(h)
 	}
-	return hosts
+	for _, h := range cfg.Hosts() {
+		add(h)
+	}
+	return out
 }
 
-func newLogin(f *cmdutil.Factory) *cobra.Command {
-	var host string
-	var withToken, insecure bool
-	cmd := &cobra.Command{
-		Use:   "login",
-		Short: "Store a token for a host",
-		Long: `Prompts for the token without echo, or reads it from stdin with --with-token,
-and stores it in the OS keyring under service "tilookup", user HOST.`,
-		Example: `  tilookup auth login
-  tilookup auth login --host ti.example.com
-  printenv TI_TOKEN | tilookup auth login --with-token
-  tilookup auth login --insecure-storage   # no keyring: store in the config file (0600)`,
-		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			h, err := resolveHost(f, host)
-			if err != nil {
-				return err
-			}
-			store, err := f.Credentials()
-			if err != nil {
-				return err
-			}
-			token, err := readToken(f, withToken, h)
-			if err != nil {
-				return err
-			}
-			warning, err := store.Login(h, token, insecure)
-			if err != nil {
-				return err
-			}
-			if warning != "" {
-				fmt.Fprintln(f.IO.ErrOut, "Warning: "+warning)
-			}
-			where := "the OS keyring"
-			if insecure {
-				where = "the config file"
-			}
-			fmt.Fprintf(f.IO.ErrOut, "Logged in to %s (token stored in %s).\n", h, where)
-			return nil
-		},
-	}
-	hostFlag(cmd, f, &host)
-	cmd.Flags().BoolVar(&withToken, "with-token", false, "read the token from stdin")
-	cmd.Flags().BoolVar(&insecure, "insecure-storage", false, "store the token in plain text in the config file")
-	cmdutil.AddNetworkFlags(cmd)
-	return cmd
-}
-
-func readToken(f *cmdutil.Factory, withToken bool, host string) (string, error) {
-	if withToken {
-		b, err := io.ReadAll(io.LimitReader(f.IO.In, maxTokenInput+1))
+// verifier checks a token with GET /api/events/me on the events host.
+func verifier(f *cmdutil.Factory) func(ctx context.Context, token string) error {
+	return func(ctx context.Context, token string) error {
+		client, err := f.ClientWithToken(cmdutil.ForEvents, token)
 		if err != nil {
-			return "", failure.New(failure.Usage, "cannot read the token from stdin: %v", err)
+			return err
 		}
-		if len(b) > maxTokenInput {
-			return "", failure.New(failure.Usage, "the token on stdin is larger than %d KiB", maxTokenInput>>10)
+		_, err = client.EventsMe(ctx)
+		return err
+	}
+}
+
+// checker asks the service whether it accepts the stored token: a search
+// for ForSearch, GET /api/events/me for ForEvents.
+func checker(f *cmdutil.Factory) func(ctx context.Context, forWhat cmdutil.ClientFor) error {
+	return func(ctx context.Context, forWhat cmdutil.ClientFor) error {
+		client, err := f.Client(forWhat, 1)
+		if err != nil {
+			return err
 		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	if !f.IO.IsStdinTTY() {
-		return "", failure.New(failure.Usage, "stdin is not a terminal, so there is no prompt").
-			WithHint("pipe the token with --with-token, or set TILOOKUP_TOKEN")
-	}
-	fmt.Fprintf(f.IO.ErrOut, "Paste the token for %s: ", host)
-	b, err := f.IO.ReadPassword()
-	fmt.Fprintln(f.IO.ErrOut)
-	if err != nil {
-		return "", failure.New(failure.Usage, "cannot read the token: %v", err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-func newToken(f *cmdutil.Factory) *cobra.Command {
-	var host string
-	cmd := &cobra.Command{
-		Use:   "token",
-		Short: "Print the token for a host, for scripts",
-		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			h, err := resolveHost(f, host)
-			if err != nil {
-				return err
-			}
-			store, err := f.Credentials()
-			if err != nil {
-				return err
-			}
-			tok, _, err := store.Token(h)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(f.IO.Out, tok)
-			return nil
-		},
-	}
-	hostFlag(cmd, f, &host)
-	return cmd
-}
-
-func newLogout(f *cmdutil.Factory) *cobra.Command {
-	var host string
-	cmd := &cobra.Command{
-		Use:   "logout",
-		Short: "Remove the stored token for a host",
-		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			h, err := resolveHost(f, host)
-			if err != nil {
-				return err
-			}
-			store, err := f.Credentials()
-			if err != nil {
-				return err
-			}
-			if err := store.Logout(h); err != nil {
-				return err
-			}
-			fmt.Fprintf(f.IO.ErrOut, "Logged out of %s.\n", h)
-			return nil
-		},
-	}
-	hostFlag(cmd, f, &host)
-	return cmd
-}
-
-func newStatus(f *cmdutil.Factory) *cobra.Command {
-	var host string
-	var noCheck bool
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show where each host's token comes from, masked, and whether the service accepts it",
-		Long: `For the configured hosts (base_url, events_base_url) and any host with a token
-in the config file: where the token comes from, a masked form, and, unless
---no-check, whether the search service accepts it (one search request).
-Exits 3 when a host has no token and 4 when the service refuses one.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			hosts := knownHosts(f)
-			if host != "" {
-				h, err := resolveHost(f, host)
-				if err != nil {
-					return err
-				}
-				hosts = []string{h}
-			}
-			if len(hosts) == 0 {
-				if tok := strings.TrimSpace(os.Getenv(credentials.EnvToken)); tok != "" {
-					fmt.Fprintf(f.IO.Out, "TILOOKUP_TOKEN\n  - token: %s (used for every host)\n  - not checked: no base_url is configured\n", credentials.Mask(tok))
-					return nil
-				}
-				return failure.New(failure.Config, "no host is configured and no token is stored").
-					WithHint("run `tilookup config set base_url URL` and `tilookup auth login`")
-			}
-			store, err := f.Credentials()
-			if err != nil {
-				return err
-			}
-			searchHost, eventsHost := "", ""
-			if base, _ := f.Get("base_url"); base != "" {
-				searchHost, _ = credentials.HostKey(base)
-			}
-			if base, _ := f.Get("events_base_url"); base != "" {
-				eventsHost, _ = credentials.HostKey(base)
-			}
-			code := 0
-			for _, h := range hosts {
-				lookup := func() (string, credentials.Source, error) { return store.Token(h) }
-				fallback := ""
-				if h == eventsHost && h != searchHost && searchHost != "" {
-					// The events host uses its own entry, else the search host's.
-					lookup = func() (string, credentials.Source, error) { return store.EventsToken(h, searchHost) }
-					fallback = searchHost
-				}
-				c := status(cmd.Context(), f, h, lookup, fallback, h == searchHost && !noCheck)
-				code = max(code, c)
-			}
-			return cmdutil.ExitWith(code)
-		},
-	}
-	hostFlag(cmd, f, &host)
-	cmd.Flags().BoolVar(&noCheck, "no-check", false, "do not check the token with the service")
-	cmdutil.AddNetworkFlags(cmd)
-	return cmd
-}
-
-func status(ctx context.Context, f *cmdutil.Factory, host string, lookup func() (string, credentials.Source, error), fallback string, check bool) int {
-	out := f.IO.Out
-	fmt.Fprintln(out, host)
-	tok, src, err := lookup()
-	if err != nil {
-		fmt.Fprintf(out, "  x %s\n", oneLine(err))
-		return failure.ExitCode(err)
-	}
-	via := ""
-	if fallback != "" {
-		via = " (events host: its own entry, else the token of " + fallback + ")"
-	}
-	fmt.Fprintf(out, "  - token: %s (from %s)%s\n", credentials.Mask(tok), describeSource(src), via)
-	if !check {
-		return 0
-	}
-	client, err := f.Client(cmdutil.ForSearch, 1)
-	if err != nil {
-		fmt.Fprintf(out, "  x cannot check: %s\n", oneLine(err))
-		return failure.ExitCode(err)
-	}
-	_, err = client.Search(ctx, "example.com", 1)
-	var kinded failure.Kinded
-	switch {
-	case err == nil:
-		fmt.Fprintln(out, "  - accepted by the service")
-		return 0
-	case errors.As(err, &kinded) && (kinded.FailureKind() == failure.Auth || kinded.FailureKind() == failure.Forbidden):
-		fmt.Fprintf(out, "  x refused by the service: %s\n", oneLine(err))
-		return failure.ExitAuth
-	default:
-		fmt.Fprintf(out, "  ? could not check: %s\n", oneLine(err))
-		return failure.ExitCode(err)
+		if forWhat == cmdutil.ForEvents {
+			_, err = client.EventsMe(ctx)
+			return err
+		}
+		_, err = client.Search(ctx, "example.com", 1)
+		return err
 	}
 }
 

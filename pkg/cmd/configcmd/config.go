@@ -10,147 +10,180 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// NewCmd is `tilookup config`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// Reader is what get and list need of the configuration.
+type Reader interface {
+	Get(key string) string
+	Source(key string) string
+}
+
+// Editor is what set and unset need.
+type Editor interface {
+	Set(key, value string) error
+	Unset(key string) error
+}
+
+// Options is what the config commands need; each uses some of it.
+type Options struct {
+	IO *iostreams.IOStreams
+	// Config is the effective configuration, values unchecked so that a
+	// bad one can be seen.
+	Config func() (Reader, error)
+	// Edit opens the file for writing; --profile may name a profile the
+	// write creates.
+	Edit func() (Editor, error)
+	Path func() (string, error)
+
+	Key, Value string
+}
+
+// NewCmd is `tilookup config`; runF, when set, replaces the run of every
+// subcommand (tests).
+func NewCmd(f *cmdutil.Factory, runF func(name string, opts *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO}
+	opts.Config = func() (Reader, error) { return f.ConfigUnchecked() }
+	opts.Edit = func() (Editor, error) { return config.Open(f.ConfigPath(), f.Flags, true) }
+	opts.Path = func() (string, error) { return config.Path(f.ConfigPath()) }
+	run := func(name string, fn func(*Options) error) func(*cobra.Command, []string) error {
+		return func(_ *cobra.Command, args []string) error {
+			opts.Key, opts.Value = arg(args, 0), arg(args, 1)
+			if runF != nil {
+				return runF(name, opts)
+			}
+			return fn(opts)
+		}
+	}
 	cmd := &cobra.Command{
 		Use:   "config <command>",
 		Short: "Read and write settings in the config file",
 		Long: `Settings resolve in this order, highest first: flag, environment variable
 (TILOOKUP_*), the selected profile in the config file, the file's top level,
 built-in default. With --profile NAME, set and unset write into that profile.
+base_url and events_base_url resolve as a pair from one scope: a profile that
+sets base_url but not events_base_url sends events to its own base_url.
 
 Keys:
 ` + keyHelp(),
 	}
-	completeKeys := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
-	}
-	completeValues := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) == 0 {
-			return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
-		}
-		if k, ok := config.Lookup(args[0]); ok && len(args) == 1 {
-			return k.Values, cobra.ShellCompDirectiveNoFileComp
-		}
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-
 	cmd.AddCommand(&cobra.Command{
 		Use:               "get <key>",
 		Short:             "Print the effective value of a key",
 		Args:              cmdutil.ExactArgs(1, "a key"),
 		ValidArgsFunction: completeKeys,
-		RunE: func(_ *cobra.Command, args []string) error {
-			if _, ok := config.Lookup(args[0]); !ok {
-				return config.UnknownKey(args[0])
-			}
-			cfg, err := f.ConfigUnchecked()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(f.IO.Out, cfg.Get(args[0]))
-			return nil
-		},
+		RunE:              run("get", getRun),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:               "set <key> <value>",
 		Short:             "Write a key to the config file (mode 0600)",
 		Args:              cmdutil.ExactArgs(2, "a key and a value"),
 		ValidArgsFunction: completeValues,
-		RunE: func(_ *cobra.Command, args []string) error {
-			cfg, err := forEdit(f)
-			if err != nil {
-				return err
-			}
-			return cfg.Set(args[0], args[1])
-		},
+		RunE:              run("set", setRun),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:               "unset <key>",
 		Short:             "Remove a key from the config file",
 		Args:              cmdutil.ExactArgs(1, "a key"),
 		ValidArgsFunction: completeKeys,
-		RunE: func(_ *cobra.Command, args []string) error {
-			if _, ok := config.Lookup(args[0]); !ok {
-				return config.UnknownKey(args[0])
-			}
-			cfg, err := forEdit(f)
-			if err != nil {
-				return err
-			}
-			return cfg.Unset(args[0])
-		},
+		RunE:              run("unset", unsetRun),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
-		Short: "Print every key with its effective value and where it comes from",
+		Short: "Print every key, its value and the scope it comes from",
 		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			cfg, err := f.ConfigUnchecked()
-			if err != nil {
-				return err
-			}
-			return list(f, cfg, cfg.Get("output"))
-		},
+		RunE:  run("list", listRun),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "path",
 		Short: "Print the config file's path",
 		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			flagPath := ""
-			if f.ConfigFlag != nil {
-				flagPath = *f.ConfigFlag
-			}
-			p, err := config.Path(flagPath)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(f.IO.Out, p)
-			return nil
-		},
+		RunE:  run("path", pathRun),
 	})
 	return cmd
 }
 
-// forEdit loads the config so that --profile may name a profile that the
-// write is about to create.
-func forEdit(f *cmdutil.Factory) (*config.Config, error) {
-	flagPath := ""
-	if f.ConfigFlag != nil {
-		flagPath = *f.ConfigFlag
+func arg(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
 	}
-	path, err := config.Path(flagPath)
-	if err != nil {
-		return nil, err
-	}
-	return config.LoadForEdit(path, f.Flags)
+	return ""
 }
 
-func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
-	if format != "table" && format != "" {
-		type entry struct {
-			Key    string `json:"key"`
-			Value  string `json:"value"`
-			Source string `json:"source"`
-		}
-		w := cmdutil.NewListWriter(output.Format(strings.ToLower(format)), f.IO.Out, []string{"key", "value", "source"})
-		for _, k := range config.Keys {
-			e := entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)}
-			if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {
-				return err
-			}
-		}
-		return w.Close()
+func completeKeys(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
+func completeValues(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+	}
+	if k, ok := config.Lookup(args[0]); ok && len(args) == 1 {
+		return k.Values, cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+func getRun(opts *Options) error {
+	if _, ok := config.Lookup(opts.Key); !ok {
+		return config.UnknownKey(opts.Key)
+	}
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.Out, cfg.Get(opts.Key))
+	return nil
+}
+
+func setRun(opts *Options) error {
+	if _, ok := config.Lookup(opts.Key); !ok {
+		return config.UnknownKey(opts.Key)
+	}
+	cfg, err := opts.Edit()
+	if err != nil {
+		return err
+	}
+	return cfg.Set(opts.Key, opts.Value)
+}
+
+func unsetRun(opts *Options) error {
+	if _, ok := config.Lookup(opts.Key); !ok {
+		return config.UnknownKey(opts.Key)
+	}
+	cfg, err := opts.Edit()
+	if err != nil {
+		return err
+	}
+	return cfg.Unset(opts.Key)
+}
+
+func pathRun(opts *Options) error {
+	p, err := opts.Path()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.Out, p)
+	return nil
+}
+
+// listRun prints every key, its value and its scope: flag, env, profile
+// NAME, file, default, or "base_url, SCOPE" for an events host that is the
+// base URL.
+func listRun(opts *Options) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if format := strings.ToLower(cfg.Get("output")); format != "table" && format != "" {
+		return listRecords(opts, cfg, output.Format(format))
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	for _, k := range config.Keys {
 		src := cfg.Source(k.Name)
 		if src != "" {
@@ -162,14 +195,42 @@ func list(f *cmdutil.Factory, cfg *config.Config, format string) error {
 	return tw.Flush()
 }
 
-func keyHelp() string {
-	s := ""
-	for _, k := range config.Keys {
-		env := ""
-		if k.Env != "" {
-			env = " [" + k.Env + "]"
-		}
-		s += fmt.Sprintf("  %-20s %s%s\n", k.Name, k.Help, env)
+func listRecords(opts *Options, cfg Reader, format output.Format) error {
+	type entry struct {
+		Key    string `json:"key"`
+		Value  string `json:"value"`
+		Source string `json:"source"`
 	}
-	return s
+	w := cmdutil.NewListWriter(format, opts.IO.Out, []string{"key", "value", "source"})
+	for _, k := range config.Keys {
+		e := entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)}
+		if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// keyHelp lists the keys for `config --help`, wrapped to 80 columns.
+func keyHelp() string {
+	const indent = 23
+	var b strings.Builder
+	for _, k := range config.Keys {
+		text := k.Help
+		if k.Env != "" {
+			text += "; " + k.Env
+		}
+		fmt.Fprintf(&b, "  %-20s", k.Name)
+		col := indent
+		for i, word := range strings.Fields(text) {
+			if i > 0 && col+1+len(word) > 80 {
+				b.WriteString("\n" + strings.Repeat(" ", indent-1))
+				col = indent - 1
+			}
+			b.WriteString(" " + word)
+			col += 1 + len(word)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -1,0 +1,90 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+)
+
+// TokenOptions is what `auth token` and `auth logout` need.
+type TokenOptions struct {
+	IO        *iostreams.IOStreams
+	Store     func() (TokenStore, error)
+	Endpoints func() (config.Endpoints, error)
+
+	Host string
+}
+
+// NewCmdToken is `tilookup auth token`; runF replaces the run in tests.
+func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+	opts := &TokenOptions{IO: f.IO, Store: storeFunc(f), Endpoints: endpointsFunc(f)}
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Print the token for a host, for scripts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return tokenRun(opts)
+		},
+	}
+	hostFlag(cmd, f, &opts.Host)
+	return cmd
+}
+
+func tokenRun(opts *TokenOptions) error {
+	h, err := resolveHost(opts.Host, opts.Endpoints)
+	if err != nil {
+		return err
+	}
+	store, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	tok, _, err := store.Token(h)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.Out, tok)
+	return nil
+}
+
+// NewCmdLogout is `tilookup auth logout`; runF replaces the run in tests.
+func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+	opts := &TokenOptions{IO: f.IO, Store: storeFunc(f), Endpoints: endpointsFunc(f)}
+	cmd := &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the stored token for a host",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return logoutRun(opts)
+		},
+	}
+	hostFlag(cmd, f, &opts.Host)
+	return cmd
+}
+
+func logoutRun(opts *TokenOptions) error {
+	h, err := resolveHost(opts.Host, opts.Endpoints)
+	if err != nil {
+		return err
+	}
+	store, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	if err := store.Logout(h); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Logged out of %s.\n", h)
+	return nil
+}
