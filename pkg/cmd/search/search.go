@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/browser"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -36,6 +37,10 @@ type Options struct {
 	Output func(jq string) (output.Options, error)
 	// StartSandbox runs the built-in server and points Client at it.
 	StartSandbox func() (io.Closer, error)
+	// StartPager sends stdout through the pager when it is a terminal.
+	StartPager func() (stop func())
+	// OpenWeb opens the detail page of a result (resource "" = the first).
+	OpenWeb func(resp *api.SearchResponse, resource string) error
 
 	Args        []string
 	Files       []string
@@ -49,6 +54,9 @@ type Options struct {
 	Defang      bool
 	CSVRaw      bool
 	Sandbox     bool
+	Web         bool
+	Resource    string
+	NoPager     bool
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
@@ -64,7 +72,11 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 			}
 			return srv, nil
 		},
+		OpenWeb: func(resp *api.SearchResponse, resource string) error {
+			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
+		},
 	}
+	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "search [VALUE...]",
 		Short: "Find exact values (hash, IP, domain, URL, CVE) across every resource",
@@ -100,6 +112,9 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
 			}
+			if opts.Resource != "" && !opts.Web {
+				return cmdutil.UsageError("--resource goes with --web")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -118,6 +133,9 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
+	fl.BoolVar(&opts.Web, "web", false, "open the first result's detail page in the browser")
+	fl.StringVar(&opts.Resource, "resource", "", "with --web: open this resource's page (`NAME`)")
+	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send long output through the pager")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
@@ -134,6 +152,16 @@ func run(ctx context.Context, opts *Options) error {
 		if single = prepare(input{text: args[0]}, !opts.NoRefang); single.Err != nil {
 			return single.Err
 		}
+	} else if opts.Web {
+		return cmdutil.UsageError("--web opens the page of one value; give exactly one")
+	}
+	if opts.Web {
+		return web(ctx, opts, single)
+	}
+	if !multi && opts.StartPager != nil {
+		// One value's output is a page to read; a stream is not paged, as
+		// a pager shows little of a slow one until its screen fills.
+		defer opts.StartPager()()
 	}
 	outOpts, err := opts.Output(opts.JQ)
 	if err != nil {
@@ -184,6 +212,9 @@ func run(ctx context.Context, opts *Options) error {
 	if err := printer.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
+	if errors.Is(runErr, iostreams.ErrClosedPager) {
+		runErr = nil // the reader quit the pager: they have seen enough
+	}
 	if !multi {
 		if runErr != nil {
 			return runErr
@@ -192,6 +223,26 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	s.report()
 	return s.tally.Err(runErr, opts.ExitStatus)
+}
+
+// web looks one value up and opens its detail page instead of printing.
+func web(ctx context.Context, opts *Options, it lookup.Item) error {
+	if opts.Sandbox {
+		srv, err := opts.StartSandbox()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
+	client, err := opts.Client(1)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Search(ctx, it.Value, opts.Limit)
+	if err != nil {
+		return err
+	}
+	return opts.OpenWeb(resp, opts.Resource)
 }
 
 // plan decides where values come from: the arguments it returns ("-" is

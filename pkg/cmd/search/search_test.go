@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -262,4 +263,35 @@ func exitCode(err error) int {
 		return raised.Code
 	}
 	return failure.ExitCode(err)
+}
+
+func TestWebOpensTheDetailPageOfOneValue(t *testing.T) {
+	h := newHarness(t, "a.example")
+	h.reg.Register("a", httpmock.Query("q", "a.example"), httpmock.JSON(answer("a.example", 2)))
+	var opened *api.SearchResponse
+	var resource string
+	h.opts.Web, h.opts.Resource = true, "r1"
+	h.opts.OpenWeb = func(resp *api.SearchResponse, res string) error { opened, resource = resp, res; return nil }
+	if err := h.run(t); err != nil {
+		t.Fatal(err)
+	}
+	if opened == nil || opened.ResultCount() != 2 || resource != "r1" || h.out.Len() != 0 {
+		t.Fatalf("opened %v for %q, output %q", opened, resource, h.out.String())
+	}
+
+	h = newHarness(t, "a.example", "b.example")
+	h.opts.Web = true
+	if err := h.run(t); failure.ExitCode(err) != failure.ExitUsage || h.reg.Requests() != 0 {
+		t.Fatalf("--web with two values: %v", err)
+	}
+}
+
+func TestResourceNeedsWeb(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { return nil })
+	cmd.SetArgs([]string{"--resource", "r1", "a.example"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.Execute(); failure.ExitCode(err) != failure.ExitUsage || !strings.Contains(err.Error(), "--web") {
+		t.Fatalf("err %v", err)
+	}
 }
