@@ -232,9 +232,9 @@ func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) {
 }
 
 // minFreeColumn is the narrowest a column of free-form records may get before
-// the records print as a record view instead: below it, values are too cut
-// to read.
-const minFreeColumn = 12
+// the records print as a record view instead: a timestamp, an address or a
+// CVE ID must show whole, since cut they are not worth reading.
+const minFreeColumn = 22
 
 // recordsGrid makes a grid of free-form records: the columns are the
 // records' flattened keys in the order first seen, at most maxColumns;
