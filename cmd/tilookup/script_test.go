@@ -47,6 +47,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TILOOKUP_TOKEN", sandbox.DemoToken)
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("HOME", env.WorkDir)
+			// No OS keyring, whatever the machine has: with no session bus
+			// address, D-Bus would autolaunch one (dbus-x11), and the
+			// scripts would meet a real, locked keyring. The real keyring
+			// has its own suite (.ci/keyring-test.sh).
+			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/tilookup-test-bus")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
