@@ -18,6 +18,7 @@ func (f *Factory) StartSandbox() (*sandbox.Server, error) {
 	f.Override("events_base_url", srv.EventsURL)
 	f.Override("allow_insecure_http", "false")
 	f.OverrideToken(sandbox.DemoToken)
+	f.Override(cacheScopeKey, sandboxScope)
 	if f.IO.IsStderrTTY() {
 		fmt.Fprintln(f.IO.ErrOut, "Using the built-in sandbox: demo data, not real intelligence.")
 	}

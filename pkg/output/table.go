@@ -177,6 +177,7 @@ func (p *tablePrinter) Add(r Record) error {
 		{"Detected type", resp.DetectedType},
 		{"Strategy", resp.Strategy},
 		{"Unsupported reason", resp.UnsupportedReason},
+		{"Cached", cachedAgo(resp)},
 	} {
 		if f[1] != "" {
 			fields = append(fields, [2]string{f[0], sanitize.String(f[1])})
@@ -390,6 +391,7 @@ func (p *summaryPrinter) Add(r Record) error {
 		case len(resp.Results) == 0:
 			status = styledCell{"no match", styleDim}
 		}
+		status.text += cachedNote(resp)
 		row = append(row,
 			styledCell{text: sanitize.String(resp.DetectedType)},
 			styledCell{text: strconv.Itoa(len(resp.Results))},

@@ -36,6 +36,9 @@ type Options struct {
 	Output func(jq string) (output.Options, error)
 	// StartSandbox runs the built-in server and points Client at it.
 	StartSandbox func() (io.Closer, error)
+	// Cache wraps the client's Searcher in the answer cache when it is
+	// on (cmdutil.Factory.Cached); nil = no cache.
+	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
 
 	Args        []string
 	Files       []string
@@ -49,6 +52,7 @@ type Options struct {
 	Defang      bool
 	CSVRaw      bool
 	Sandbox     bool
+	Refresh     bool
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
@@ -64,6 +68,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 			}
 			return srv, nil
 		},
+		Cache: f.Cached,
 	}
 	cmd := &cobra.Command{
 		Use:   "search [VALUE...]",
@@ -84,11 +89,17 @@ Several values print one summary row each in table mode, a JSON array with
 fails becomes an error record, so no input is lost.
 
 With -e, the exit status is like grep's: 0 when at least one value matched,
-1 when none did; an error (2-6, 130) wins over both.`,
+1 when none did; an error (2-6, 130) wins over both.
+
+With the cache on (--cache 24h, TILOOKUP_CACHE, or the cache setting), a
+value answered before is not asked again: tables mark it "cached 3h ago",
+JSON is the server's bytes as before. Answers without a match are kept at
+most an hour, errors never. --refresh asks again; see tilookup cache.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
-  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20`,
+  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
+  tilookup search --cache 24h -f iocs.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
@@ -118,6 +129,7 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output, for tickets")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
+	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
@@ -160,7 +172,11 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
-	searcher := lookup.Dedup(lookup.Client(client, opts.Limit, raw))
+	var searcher lookup.Searcher = lookup.Client(client, opts.Limit, raw)
+	if opts.Cache != nil {
+		searcher = opts.Cache(searcher, client, opts.Limit, raw, opts.Refresh)
+	}
+	searcher = lookup.Dedup(searcher)
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
