@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,7 +116,7 @@ func (s *searcher) store(key, value string, resp *api.SearchResponse) {
 		})
 		return
 	}
-	s.debugf("cache store: %s for %s", value, ttl)
+	s.debugf("cache store: %s for %s", value, FormatDuration(ttl))
 }
 
 // ttl keeps a match for the configured time and an answer without one
@@ -131,4 +132,17 @@ func (s *searcher) debugf(format string, args ...any) {
 	if s.o.Debug != nil {
 		fmt.Fprintln(s.o.Debug, "[debug] "+sanitize.String(fmt.Sprintf(format, args...)))
 	}
+}
+
+// FormatDuration prints d without the zero units time.Duration prints:
+// 24h, not 24h0m0s.
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmd/auth"
+	"github.com/tilookup/tilookup/pkg/cmd/cachecmd"
 	"github.com/tilookup/tilookup/pkg/cmd/completion"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
@@ -96,6 +97,7 @@ events endpoint. Try it with no account:
 		extract.NewCmd(f, nil),
 		events.NewCmd(f),
 		configcmd.NewCmd(f),
+		cachecmd.NewCmd(f, nil),
 		sandboxcmd.NewCmd(f),
 		version.NewCmd(f, nil),
 		completion.NewCmd(f, nil),

@@ -21,13 +21,6 @@ func AddCacheFlags(cmd *cobra.Command, refresh *bool) {
 	fl.BoolVar(refresh, "refresh", false, "ask the service again and store the fresh answers in the cache")
 }
 
-// sandboxScope stands for the sandbox's base URL in cache keys: each run
-// starts it on another port, and its demo answers are the same on all.
-const sandboxScope = "tilookup-sandbox"
-
-// cacheScopeKey is the override StartSandbox sets to sandboxScope.
-const cacheScopeKey = "cache_scope"
-
 // Cached wraps next, the Searcher of client with this limit, in the
 // on-disk answer cache when the cache setting is on; otherwise it returns
 // next. raw says how next makes answers (lookup.Client's raw), so that a
@@ -37,6 +30,13 @@ func (f *Factory) Cached(next lookup.Searcher, client *api.Client, limit int, ra
 	setting, _ := f.Get("cache")
 	ttl, err := config.ParseCacheTTL(setting)
 	if err != nil || ttl == 0 {
+		if debug := f.Debug(); debug != nil {
+			why := ""
+			if _, ok := f.overrides["cache"]; ok {
+				why = " with --sandbox"
+			}
+			fmt.Fprintln(debug, "[debug] cache: off"+why)
+		}
 		return next
 	}
 	dir, err := cache.DefaultDir()
@@ -50,14 +50,10 @@ func (f *Factory) Cached(next lookup.Searcher, client *api.Client, limit int, ra
 			maxSize = n
 		}
 	}
-	scope := cache.ScopeOf(client, limit)
-	if s, _ := f.Get(cacheScopeKey); s != "" {
-		scope.BaseURL = s
-	}
 	debug := f.Debug()
 	if debug != nil {
-		fmt.Fprintf(debug, "[debug] cache: on, answers kept %s (no match: at most %s), in %s\n", ttl, min(ttl, cache.NoMatchTTL), sanitize.String(dir))
+		fmt.Fprintf(debug, "[debug] cache: on, matches kept %s, no match %s, in %s\n", cache.FormatDuration(ttl), cache.FormatDuration(min(ttl, cache.NoMatchTTL)), sanitize.String(dir))
 	}
 	c := cache.Open(cache.Options{Dir: dir, MaxSize: maxSize})
-	return c.Searcher(next, scope, cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut})
+	return c.Searcher(next, cache.ScopeOf(client, limit), cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut})
 }

@@ -14,7 +14,7 @@ func cachedAgo(resp *api.SearchResponse) string {
 	if resp == nil || resp.CachedAt.IsZero() {
 		return ""
 	}
-	return ago(time.Since(resp.CachedAt))
+	return Ago(time.Since(resp.CachedAt))
 }
 
 // cachedNote is the summary status's mark of a cached answer.
@@ -25,8 +25,8 @@ func cachedNote(resp *api.SearchResponse) string {
 	return ""
 }
 
-// ago rounds down to the largest unit, as a person reads an age.
-func ago(d time.Duration) string {
+// Ago rounds down to the largest unit, as a person reads an age.
+func Ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return "just now"

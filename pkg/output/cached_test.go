@@ -12,8 +12,8 @@ func TestAgo(t *testing.T) {
 		0: "just now", 59 * time.Second: "just now", time.Minute: "1m ago", 59 * time.Minute: "59m ago",
 		3*time.Hour + 59*time.Minute: "3h ago", 47 * time.Hour: "47h ago", 48 * time.Hour: "2d ago", 30 * 24 * time.Hour: "30d ago",
 	} {
-		if got := ago(d); got != want {
-			t.Errorf("ago(%v) = %q, want %q", d, got, want)
+		if got := Ago(d); got != want {
+			t.Errorf("Ago(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

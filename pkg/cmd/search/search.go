@@ -99,7 +99,7 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
-  tilookup search --cache 24h -f iocs.txt`,
+  tilookup extract report.txt | tilookup search --cache 24h`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
