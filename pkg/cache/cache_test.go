@@ -422,3 +422,14 @@ func TestUnwritableCacheWarnsOnce(t *testing.T) {
 		t.Fatalf("%d requests; warnings:\n%s", stub.Calls(), warn.String())
 	}
 }
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Hour: "1h", 24 * time.Hour: "24h", 90 * time.Minute: "1h30m", 168 * time.Hour: "7d",
+		36 * time.Hour: "36h", 49 * time.Hour: "49h", 30 * time.Second: "30s", 10 * time.Minute: "10m",
+	} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

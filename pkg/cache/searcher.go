@@ -134,9 +134,13 @@ func (s *searcher) debugf(format string, args ...any) {
 	}
 }
 
-// FormatDuration prints d without the zero units time.Duration prints:
-// 24h, not 24h0m0s.
+// FormatDuration prints d as a person writes it: 24h, not 24h0m0s, and
+// whole days beyond two as 7d.
 func FormatDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= 2*day && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -92,5 +93,35 @@ func TestFailedAnswerIsNotCached(t *testing.T) {
 	}
 	if n := h.reg.Requests(); n != 1 {
 		t.Fatalf("%d requests after a 503: the error was cached", n)
+	}
+}
+
+// The promise: a re-run of a 1,000-value list asks the service
+// nothing and prints the same records.
+func TestThousandValuesRerunFromTheCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "answers")
+	var args []string
+	for i := range 1000 {
+		args = append(args, fmt.Sprintf("h%d.example", i))
+	}
+	echo := func(reg *httpmock.Registry) {
+		reg.Register("echo", httpmock.Any(), func(req *http.Request) (*http.Response, error) {
+			q := req.URL.Query().Get("q")
+			return httpmock.JSON(answer(q, len(q)%3))(req)
+		})
+	}
+	first, err := cachedRun(t, dir, output.NDJSON, false, echo, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := cachedRun(t, dir, output.NDJSON, false, echo, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.reg.Requests() != 1000 || second.reg.Requests() != 0 {
+		t.Fatalf("requests: first run %d, second %d", first.reg.Requests(), second.reg.Requests())
+	}
+	if !bytes.Equal(first.out.Bytes(), second.out.Bytes()) {
+		t.Fatal("the re-run printed other records")
 	}
 }
