@@ -187,16 +187,14 @@ func hashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
 // encode lays out an entry: one header line, then the body.
 //
-//	tilookup-cache 1 <key hash> <stored> <expires> <body length> <crc32c>\n<body>
+//	tilookup-cache 1 <key hash> <stored> <expires> <body length> <crc32>\n<body>
 //
 // Times are Unix nanoseconds. The key hash catches a file moved to another
 // name; the length and checksum catch a torn or damaged body.
 func encode(id string, body []byte, stored, expires time.Time) []byte {
-	header := fmt.Sprintf("%s%s %d %d %d %08x\n", magic, id, stored.UnixNano(), expires.UnixNano(), len(body), crc32.Checksum(body, crcTable))
+	header := fmt.Sprintf("%s%s %d %d %d %08x\n", magic, id, stored.UnixNano(), expires.UnixNano(), len(body), crc32.ChecksumIEEE(body))
 	return append([]byte(header), body...)
 }
 
@@ -220,7 +218,7 @@ func decode(data []byte, id string) (Entry, error) {
 	expires, err2 := strconv.ParseInt(string(fields[2]), 10, 64)
 	size, err3 := strconv.Atoi(string(fields[3]))
 	sum, err4 := strconv.ParseUint(string(fields[4]), 16, 32)
-	if err := errors.Join(err1, err2, err3, err4); err != nil || size != len(body) || uint32(sum) != crc32.Checksum(body, crcTable) {
+	if err := errors.Join(err1, err2, err3, err4); err != nil || size != len(body) || uint32(sum) != crc32.ChecksumIEEE(body) {
 		return Entry{}, errDamaged
 	}
 	return Entry{Body: body, Stored: time.Unix(0, stored), Expires: time.Unix(0, expires)}, nil
