@@ -19,6 +19,9 @@ func AddCacheFlags(cmd *cobra.Command, refresh *bool) {
 	fl := cmd.Flags()
 	fl.String("cache", "", "keep answers on disk for `DURATION` (24h, 7d; 0 = off for this run)")
 	fl.BoolVar(refresh, "refresh", false, "ask the service again and store the fresh answers in the cache")
+	_ = cmd.RegisterFlagCompletionFunc("cache", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"1h", "24h", "7d", "0"}, cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 // Cached wraps next, the Searcher of client with this limit, in the
