@@ -23,6 +23,7 @@ func cachedRun(t *testing.T, dir string, format output.Format, refresh bool, stu
 	stubs(h.reg)
 	h.opts.Output = func(jq string) (output.Options, error) { return output.Options{Format: format, JQ: jq}, nil }
 	h.opts.Refresh = refresh
+	h.opts.IO.SetTTY(false, false, true) // a person watches stderr: the closing line shows
 	h.opts.Cache = func(next lookup.Searcher, c *api.Client, limit int, raw, refresh bool) lookup.Searcher {
 		return cache.Open(cache.Options{Dir: dir}).Searcher(next, cache.ScopeOf(c, limit), cache.SearchOptions{TTL: 24 * time.Hour, Raw: raw, Refresh: refresh})
 	}
@@ -51,6 +52,9 @@ func TestSecondRunIsFromTheCache(t *testing.T) {
 		}
 		if n := second.reg.Requests(); n != 0 {
 			t.Fatalf("%s: second run made %d requests", format, n)
+		}
+		if format == output.NDJSON && !bytes.Contains(second.errOut.Bytes(), []byte("3 values: 2 matched, 1 no match, 0 failed (3 from the cache)")) {
+			t.Fatalf("the closing line does not count the cached answers:\n%s", second.errOut)
 		}
 		if format == output.Table {
 			if !bytes.Contains(second.out.Bytes(), []byte("match (cached just now)")) {

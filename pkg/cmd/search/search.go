@@ -246,10 +246,14 @@ type sink struct {
 	multi   bool
 	bar     *progress
 	tally   failure.Tally
+	cached  int // answers that came from the on-disk cache
 }
 
 func (s *sink) Add(r lookup.Result) error {
 	s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	if r.Resp != nil && !r.Resp.CachedAt.IsZero() {
+		s.cached++
+	}
 	s.bar.add(r.Item.Offset)
 	rec := output.Record{Input: r.Item.Input, Query: r.Item.Value, Resp: r.Resp, Err: r.Err}
 	if !s.multi {
@@ -288,5 +292,9 @@ func (s *sink) report() {
 	if t.Failed == 0 && !s.io.IsStderrTTY() {
 		return
 	}
-	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed\n", t.Total(), t.Matched, t.NoMatch, t.Failed)
+	fromCache := ""
+	if s.cached > 0 {
+		fromCache = fmt.Sprintf(" (%d from the cache)", s.cached)
+	}
+	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache)
 }
