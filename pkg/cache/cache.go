@@ -133,17 +133,18 @@ func (c *Cache) writeFile(path string, data []byte, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	// No fsync: an answer lost or torn by a crash is only a miss (the
+	// checksum catches it), while a sync per answer would slow every bulk
+	// run down to the disk's pace.
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
 		// The file's time is when the answer was stored, on the cache's
-		// clock: eviction and clear --older-than go by it without
-		// opening the file.
-		err = os.Chtimes(tmp.Name(), now, now)
-	}
-	if err == nil {
+		// clock: eviction and clear --older-than go by it without opening
+		// the file. Where times cannot be set, the write time is as good.
+		_ = os.Chtimes(tmp.Name(), now, now)
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {

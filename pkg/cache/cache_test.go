@@ -433,3 +433,21 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// An answer too large for the cap is passed on, not stored.
+func TestHugeAnswerIsNotStored(t *testing.T) {
+	clk := newClock()
+	reg := &httpmock.Registry{}
+	big := `{"query":"a.example","results":[{"resource":"` + strings.Repeat("r", 2000) + `"}]}`
+	stub := reg.Register("a", httpmock.Any(), httpmock.JSON(big))
+	c, _ := api.New(api.Options{BaseURL: "https://ti.test", Token: "tok", Transport: reg}, false)
+	s := openTest(t, clk, 8000).Searcher(lookup.Client(c, 0, true), ScopeOf(c, 0), SearchOptions{TTL: time.Hour})
+	for range 2 {
+		if resp, err := s.Search(context.Background(), "a.example"); err != nil || string(resp.Raw) != big {
+			t.Fatal(err)
+		}
+	}
+	if stub.Calls() != 2 {
+		t.Fatalf("%d requests: a 2 KB answer was stored in an 8 KB cache", stub.Calls())
+	}
+}

@@ -18,6 +18,10 @@ import (
 // intelligence arrives, and a miss should not hide it for a day.
 const NoMatchTTL = time.Hour
 
+// maxShare: an answer larger than this share of the size cap is not
+// stored, since it would push out many others.
+const maxShare = 8
+
 // Scope is everything besides the value that changes an answer. Answers
 // of one scope are never seen from another: a different service, path
 // prefix, token or limit is a different key.
@@ -106,6 +110,10 @@ func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
 }
 
 func (s *searcher) store(key, value string, resp *api.SearchResponse) {
+	if int64(len(resp.Raw)) > s.c.maxSize/maxShare {
+		s.debugf("cache: not stored: the answer for %s (%d bytes) would push out too much of the %d-byte cache", value, len(resp.Raw), s.c.maxSize)
+		return
+	}
 	ttl := s.ttl(resp)
 	if err := s.c.Put(key, resp.Raw, ttl); err != nil {
 		s.debugf("cache: cannot store the answer for %s: %v", value, err)
