@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"time"
 )
 
 // SearchResponse is the body of a 200 from GET /api/ti/resources/search.
@@ -16,6 +17,10 @@ type SearchResponse struct {
 	Results           []Result `json:"results"`
 
 	Raw json.RawMessage `json:"-"`
+	// CachedAt is when the answer was stored, for an answer that came
+	// from the on-disk cache; zero for a fresh one. Never serialised: the
+	// JSON output is the server's bytes.
+	CachedAt time.Time `json:"-"`
 
 	count int // number of results, also when they were only counted
 	// oneLine: Raw is known to hold no white space between tokens, so

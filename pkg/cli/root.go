@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmd/auth"
+	"github.com/tilookup/tilookup/pkg/cmd/cachecmd"
 	"github.com/tilookup/tilookup/pkg/cmd/completion"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
@@ -97,6 +98,7 @@ events endpoint. Try it with no account:
 		events.NewCmd(f),
 		configcmd.NewCmd(f, nil),
 		sandboxcmd.NewCmd(f, nil),
+		cachecmd.NewCmd(f, nil),
 		version.NewCmd(f, nil),
 		completion.NewCmd(f, nil),
 		newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp),

@@ -6,6 +6,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"sync"
 	"time"
@@ -225,9 +226,7 @@ func (f *Factory) clientOptions(forWhat ClientFor, concurrency int) (api.Options
 	if forWhat == ForEvents {
 		opts.EventsBaseURL = s.EventsURL
 	}
-	if f.DebugFlag != nil && *f.DebugFlag {
-		opts.Debug = f.IO.ErrOut
-	}
+	opts.Debug = f.Debug()
 	if err := api.CheckBaseURLs(opts, s.AllowInsecureHTTP); err != nil {
 		return opts, s, err
 	}
@@ -305,4 +304,12 @@ func (f *Factory) token(forWhat ClientFor, s config.Settings) (string, error) {
 	}
 	tok, _, err := store.Token(searchHost)
 	return tok, err
+}
+
+// Debug is where --debug lines go: stderr with --debug, else nil.
+func (f *Factory) Debug() io.Writer {
+	if f.DebugFlag != nil && *f.DebugFlag {
+		return f.IO.ErrOut
+	}
+	return nil
 }

@@ -18,6 +18,9 @@ func (f *Factory) StartSandbox() (*sandbox.Server, error) {
 	f.Override("events_base_url", srv.EventsURL)
 	f.Override("allow_insecure_http", "false")
 	f.OverrideToken(sandbox.DemoToken)
+	// Each run's sandbox listens on another port and its answers name it
+	// (detail_url): a stored answer would point at a server long gone.
+	f.Override("cache", "0")
 	if f.IO.IsStderrTTY() {
 		fmt.Fprintln(f.IO.ErrOut, "Using the built-in sandbox: demo data, not real intelligence.")
 	}

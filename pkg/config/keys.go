@@ -51,6 +51,8 @@ var Keys = []Key{
 	{Name: "deadline", Env: "TILOOKUP_DEADLINE", Default: "2m", Help: "longest time for one value, every retry and wait included (Go duration; never less than timeout)", validate: validDuration},
 	{Name: "ca_cert", Env: "TILOOKUP_CA_CERT", Help: "PEM file of extra CA certificates to trust (a private CA), besides the system's"},
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
+	{Name: "cache", Flag: "cache", Env: "TILOOKUP_CACHE", Default: "0", Help: "keep answers on disk this long (24h, 7d, or seconds; 0 = off)", validate: validCacheTTL},
+	{Name: "cache_max_size", Env: "TILOOKUP_CACHE_MAX_SIZE", Default: "100MiB", Help: "size cap of the answer cache; the oldest answers go first", validate: validSize},
 }
 
 // Lookup finds a key by name.
@@ -130,6 +132,34 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("want a positive duration")
+	}
+	return d, nil
+}
+
+func validCacheTTL(s string) error {
+	_, err := ParseCacheTTL(s)
+	return err
+}
+
+// ParseCacheTTL reads the cache setting: a Go duration ("24h"), days
+// ("7d", the unit a cache is thought of in) or a bare number of seconds;
+// 0 turns the cache off.
+func ParseCacheTTL(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		unit := time.Second
+		if days, ok := strings.CutSuffix(t, "d"); ok {
+			t, unit = days, 24*time.Hour
+		}
+		n, ferr := strconv.ParseFloat(t, 64)
+		if ferr != nil || n != n || n*float64(unit) > float64(100*365*24*time.Hour) {
+			return 0, fmt.Errorf("want a duration such as 24h or 7d, a number of seconds, or 0 for off")
+		}
+		d = time.Duration(n * float64(unit))
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("want a duration of 0 (off) or more")
 	}
 	return d, nil
 }

@@ -21,6 +21,8 @@ type Settings struct {
 	MaxResponseSize    int64
 	CACert             string
 	InsecureSkipVerify bool
+	Cache              time.Duration // 0 = off
+	CacheMaxSize       int64
 }
 
 // Settings parses every effective value. The first invalid one is an error
@@ -42,6 +44,10 @@ func (c *Config) Settings() (Settings, error) {
 	s.MaxResponseSize = p.size("max_response_size")
 	s.CACert = c.Get("ca_cert")
 	s.InsecureSkipVerify = p.boolean("insecure_skip_verify")
+	if p.check("cache") {
+		s.Cache, _ = ParseCacheTTL(c.Get("cache"))
+	}
+	s.CacheMaxSize = p.size("cache_max_size")
 	return s, p.err
 }
 

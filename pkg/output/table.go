@@ -51,6 +51,7 @@ func (p *tablePrinter) Add(r Record) error {
 		{"Detected type", resp.DetectedType},
 		{"Strategy", resp.Strategy},
 		{"Unsupported reason", resp.UnsupportedReason},
+		{"Cached", cachedAgo(resp)},
 	} {
 		if f[1] != "" {
 			fields = append(fields, field{f[0], textCell(f[1], kindText)})
@@ -384,6 +385,7 @@ func summaryRow(o Options, r Record) []cell {
 	case len(resp.Results) == 0:
 		status = cell{text: "no match", style: styleDim}
 	}
+	status.text += cachedNote(resp)
 	return append(row,
 		textCell(resp.DetectedType, kindText),
 		cell{text: strconv.Itoa(len(resp.Results))},

@@ -41,6 +41,9 @@ type Options struct {
 	StartPager func() (stop func())
 	// OpenWeb opens the detail page of a result (resource "" = the first).
 	OpenWeb func(resp *api.SearchResponse, resource string) error
+	// Cache wraps the client's Searcher in the answer cache when it is
+	// on (cmdutil.Factory.Cached); nil = no cache.
+	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
 
 	Args        []string
 	Files       []string
@@ -57,6 +60,7 @@ type Options struct {
 	Web         bool
 	Resource    string
 	NoPager     bool
+	Refresh     bool
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
@@ -75,6 +79,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {
 			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
 		},
+		Cache: f.Cached,
 	}
 	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
@@ -96,11 +101,17 @@ Several values print one summary row each in table mode, a JSON array with
 fails becomes an error record, so no input is lost.
 
 With -e, the exit status is like grep's: 0 when at least one value matched,
-1 when none did; an error (2-6, 130) wins over both.`,
+1 when none did; an error (2-6, 130) wins over both.
+
+With the cache on (--cache 24h, TILOOKUP_CACHE, or the cache setting), a
+value answered before is not asked again: tables mark it "cached 3h ago",
+JSON is the server's bytes as before. Answers without a match are kept at
+most an hour, errors never. --refresh asks again; see tilookup cache.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
-  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20`,
+  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
+  tilookup extract report.txt | tilookup search --cache 24h`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
@@ -136,6 +147,7 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 	fl.BoolVar(&opts.Web, "web", false, "open the first result's detail page in the browser")
 	fl.StringVar(&opts.Resource, "resource", "", "with --web: open this resource's page (`NAME`)")
 	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send long output through the pager")
+	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
@@ -188,7 +200,11 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
-	searcher := lookup.Dedup(lookup.Client(client, opts.Limit, raw))
+	var searcher lookup.Searcher = lookup.Client(client, opts.Limit, raw)
+	if opts.Cache != nil {
+		searcher = opts.Cache(searcher, client, opts.Limit, raw, opts.Refresh)
+	}
+	searcher = lookup.Dedup(searcher)
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
@@ -281,10 +297,14 @@ type sink struct {
 	multi   bool
 	bar     *progress
 	tally   failure.Tally
+	cached  int // answers that came from the on-disk cache
 }
 
 func (s *sink) Add(r lookup.Result) error {
 	s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	if r.Resp != nil && !r.Resp.CachedAt.IsZero() {
+		s.cached++
+	}
 	s.bar.add(r.Item.Offset)
 	rec := output.Record{Input: r.Item.Input, Query: r.Item.Value, Resp: r.Resp, Err: r.Err}
 	if !s.multi {
@@ -323,5 +343,9 @@ func (s *sink) report() {
 	if t.Failed == 0 && !s.io.IsStderrTTY() {
 		return
 	}
-	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed\n", t.Total(), t.Matched, t.NoMatch, t.Failed)
+	fromCache := ""
+	if s.cached > 0 {
+		fromCache = fmt.Sprintf(" (%d from the cache)", s.cached)
+	}
+	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache)
 }

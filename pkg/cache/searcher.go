@@ -1,0 +1,160 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// NoMatchTTL caps how long an answer without matches is kept: new
+// intelligence arrives, and a miss should not hide it for a day.
+const NoMatchTTL = time.Hour
+
+// maxShare: an answer larger than this share of the size cap is not
+// stored, since it would push out many others.
+const maxShare = 8
+
+// Scope is everything besides the value that changes an answer. Answers
+// of one scope are never seen from another: a different service, path
+// prefix, token or limit is a different key.
+type Scope struct {
+	BaseURL          string // with its path prefix
+	TokenFingerprint string // never the token itself
+	Limit            int    // as sent; 0 = none
+}
+
+// ScopeOf is the scope of a client's searches with this limit.
+func ScopeOf(c *api.Client, limit int) Scope {
+	return Scope{BaseURL: c.SearchBase(), TokenFingerprint: c.TokenFingerprint(), Limit: max(limit, 0)}
+}
+
+// key joins the parts with a byte no URL, fingerprint or prepared value
+// holds, so that two different scopes never spell the same key.
+func (s Scope) key(value string) string {
+	return "search\x00" + s.BaseURL + "\x00" + s.TokenFingerprint + "\x00" + strconv.Itoa(s.Limit) + "\x00" + value
+}
+
+// SearchOptions say how one run uses the cache.
+type SearchOptions struct {
+	TTL time.Duration // how long a match is kept; must be > 0
+	// Raw: hits are made as api.Client.SearchRaw makes answers (checked
+	// and counted, fields not decoded), else as Search does.
+	Raw bool
+	// Refresh skips reading: every value is asked again, and the fresh
+	// answer replaces the stored one.
+	Refresh bool
+	Debug   io.Writer // "[debug] cache ..." lines; nil = none
+	// Warn gets one line, once, when answers cannot be stored (a full
+	// disk, a read-only directory): the run goes on uncached.
+	Warn io.Writer
+}
+
+// Searcher wraps next: a value whose answer is stored is answered from
+// disk, marked with when it was stored; any other is asked of next and its
+// answer stored. Errors are never stored.
+func (c *Cache) Searcher(next lookup.Searcher, scope Scope, o SearchOptions) lookup.Searcher {
+	return &searcher{c: c, next: next, scope: scope, o: o}
+}
+
+type searcher struct {
+	c        *Cache
+	next     lookup.Searcher
+	scope    Scope
+	o        SearchOptions
+	warnOnce sync.Once
+}
+
+func (s *searcher) Search(ctx context.Context, value string) (*api.SearchResponse, error) {
+	key := s.scope.key(value)
+	if !s.o.Refresh {
+		if resp, ok := s.hit(key, value); ok {
+			return resp, nil
+		}
+	}
+	resp, err := s.next.Search(ctx, value)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	s.store(key, value, resp)
+	return resp, nil
+}
+
+// hit reads a stored answer and makes of it what the client would have
+// returned. A stored body that no longer decodes is a miss.
+func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
+	e, ok := s.c.Get(key)
+	if !ok {
+		s.debugf("cache miss: %s", value)
+		return nil, false
+	}
+	decode := api.DecodeSearch
+	if s.o.Raw {
+		decode = api.DecodeSearchRaw
+	}
+	resp, err := decode(e.Body)
+	if err != nil {
+		s.debugf("cache miss: %s (the stored answer does not decode)", value)
+		return nil, false
+	}
+	resp.CachedAt = e.Stored
+	s.debugf("cache hit: %s (stored %s, expires %s)", value, e.Stored.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
+	return resp, true
+}
+
+func (s *searcher) store(key, value string, resp *api.SearchResponse) {
+	if int64(len(resp.Raw)) > s.c.maxSize/maxShare {
+		s.debugf("cache: not stored: the answer for %s (%d bytes) would push out too much of the %d-byte cache", value, len(resp.Raw), s.c.maxSize)
+		return
+	}
+	ttl := s.ttl(resp)
+	if err := s.c.Put(key, resp.Raw, ttl); err != nil {
+		s.debugf("cache: cannot store the answer for %s: %v", value, err)
+		s.warnOnce.Do(func() {
+			if s.o.Warn != nil {
+				fmt.Fprintf(s.o.Warn, "tilookup: warning: answers are not being cached: %s\n", sanitize.String(err.Error()))
+			}
+		})
+		return
+	}
+	s.debugf("cache store: %s for %s", value, FormatDuration(ttl))
+}
+
+// ttl keeps a match for the configured time and an answer without one
+// (no match, unsupported) for at most NoMatchTTL.
+func (s *searcher) ttl(resp *api.SearchResponse) time.Duration {
+	if resp.ResultCount() > 0 {
+		return s.o.TTL
+	}
+	return min(s.o.TTL, NoMatchTTL)
+}
+
+func (s *searcher) debugf(format string, args ...any) {
+	if s.o.Debug != nil {
+		fmt.Fprintln(s.o.Debug, "[debug] "+sanitize.String(fmt.Sprintf(format, args...)))
+	}
+}
+
+// FormatDuration prints d as a person writes it: 24h, not 24h0m0s, and
+// whole days beyond two as 7d.
+func FormatDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= 2*day && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,263 @@
+// Package cachecmd is `tilookup cache path|stats|clear`: where the answer
+// cache lives, what it holds, and emptying it.
+package cachecmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cache"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// Options is what the cache commands need, as functions so that tests can
+// replace them.
+type Options struct {
+	Out io.Writer
+	// Cache opens the answer cache in its directory, with the configured
+	// size cap.
+	Cache func() (*cache.Cache, error)
+	// Setting is the cache setting's value and where it comes from.
+	Setting func() (value, source string)
+	Format  func() (output.Format, error)
+	Now     func() time.Time
+
+	OlderThan time.Duration // clear: only answers stored longer ago; 0 = all
+}
+
+// NewCmd is `tilookup cache`. runF, when set, replaces each subcommand's
+// run in tests; it gets the subcommand's name.
+func NewCmd(f *cmdutil.Factory, runF func(name string, o *Options) error) *cobra.Command {
+	opts := &Options{
+		Out:     f.IO.Out,
+		Cache:   func() (*cache.Cache, error) { return open(f) },
+		Setting: func() (string, string) { return setting(f) },
+		Format:  func() (output.Format, error) { return cmdutil.Format(f) },
+		Now:     time.Now,
+	}
+	cmd := &cobra.Command{
+		Use:   "cache <command>",
+		Short: "Show or clear the on-disk cache of answers",
+		Long: `With the cache on (the cache setting, TILOOKUP_CACHE, or --cache on search),
+answers are kept on disk as the service sent them, under
+$XDG_CACHE_HOME/tilookup/answers (~/.cache on Linux): matches for the
+configured time, answers without a match for at most an hour, errors never.
+The key covers the base URL, a fingerprint of the token (never the token),
+the limit and the value. The size cap (cache_max_size, 100MiB) evicts the
+oldest answers. Any number of processes share the cache without locks.`,
+		Example: `  tilookup search --cache 24h CVE-2021-44228
+  tilookup cache stats
+  tilookup cache clear --older-than 7d`,
+	}
+	run := func(name string, fn func(*Options) error) func(*cobra.Command, []string) error {
+		return func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(name, opts)
+			}
+			return fn(opts)
+		}
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "path",
+		Short: "Print the directory of the answer cache",
+		Args:  cmdutil.ExactArgs(0, "no arguments"),
+		RunE:  run("path", runPath),
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "stats",
+		Short: "Show how many answers the cache holds, their size and age",
+		Args:  cmdutil.ExactArgs(0, "no arguments"),
+		RunE:  run("stats", runStats),
+	})
+	var olderThan string
+	clear := &cobra.Command{
+		Use:   "clear",
+		Short: "Remove the cached answers, or those older than a duration",
+		Example: `  tilookup cache clear
+  tilookup cache clear --older-than 24h`,
+		Args: cmdutil.ExactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("older-than") {
+				d, err := config.ParseCacheTTL(olderThan)
+				if err != nil {
+					return cmdutil.UsageError("--older-than: %v", err)
+				}
+				opts.OlderThan = d
+			}
+			return run("clear", runClear)(c, args)
+		},
+	}
+	clear.Flags().StringVar(&olderThan, "older-than", "", "only answers stored over `DURATION` ago (24h, 7d)")
+	cmd.AddCommand(clear)
+	return cmd
+}
+
+// open finds the cache of this user. The size cap only matters to stats;
+// an invalid one is reported by the commands that store answers.
+func open(f *cmdutil.Factory) (*cache.Cache, error) {
+	dir, err := cache.DefaultDir()
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, "cannot find the user cache directory: "+err.Error()).
+			WithHint("set XDG_CACHE_HOME (or HOME)")
+	}
+	var maxSize int64
+	if v, err := f.Get("cache_max_size"); err == nil {
+		maxSize, _ = config.ParseSize(v)
+	}
+	return cache.Open(cache.Options{Dir: dir, MaxSize: maxSize}), nil
+}
+
+func setting(f *cmdutil.Factory) (string, string) {
+	cfg, err := f.ConfigUnchecked()
+	if err != nil {
+		return "", ""
+	}
+	return cfg.Get("cache"), cfg.Source("cache")
+}
+
+func runPath(o *Options) error {
+	c, err := o.Cache()
+	if err != nil {
+		return err
+	}
+	return write(o.Out, c.Dir()+"\n")
+}
+
+// statsJSON is stats for scripts: sizes in bytes, times in RFC 3339.
+type statsJSON struct {
+	Path       string     `json:"path"`
+	Enabled    bool       `json:"enabled"`
+	TTLSeconds float64    `json:"ttl_seconds"`
+	Entries    int        `json:"entries"`
+	Expired    int        `json:"expired"`
+	Bytes      int64      `json:"bytes"`
+	MaxBytes   int64      `json:"max_bytes"`
+	Oldest     *time.Time `json:"oldest,omitempty"`
+	Newest     *time.Time `json:"newest,omitempty"`
+}
+
+func runStats(o *Options) error {
+	format, err := o.Format()
+	if err != nil {
+		return err
+	}
+	c, err := o.Cache()
+	if err != nil {
+		return err
+	}
+	s, err := c.Stats()
+	if err != nil {
+		return failure.Wrap(failure.IO, err, "cannot read the cache: "+err.Error())
+	}
+	value, source := o.Setting()
+	ttl, _ := config.ParseCacheTTL(value)
+	if format == output.JSON || format == output.NDJSON {
+		j := statsJSON{Path: c.Dir(), Enabled: ttl > 0, TTLSeconds: ttl.Seconds(), Entries: s.Entries, Expired: s.Expired, Bytes: s.Bytes, MaxBytes: c.MaxSize()}
+		if s.Entries > 0 {
+			oldest, newest := s.Oldest.UTC(), s.Newest.UTC()
+			j.Oldest, j.Newest = &oldest, &newest
+		}
+		return ioErr(cmdutil.WriteJSON(o.Out, j))
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Path:\t%s\n", sanitize.String(c.Dir()))
+	fmt.Fprintf(tw, "Cache:\t%s\n", describeSetting(ttl, source))
+	answers := fmt.Sprint(s.Entries)
+	if s.Expired > 0 {
+		answers += fmt.Sprintf(" (%d expired: replaced when asked again)", s.Expired)
+	}
+	fmt.Fprintf(tw, "Answers:\t%s\n", answers)
+	fmt.Fprintf(tw, "Size:\t%s of %s\n", humanSize(s.Bytes), humanSize(c.MaxSize()))
+	if s.Entries > 0 {
+		fmt.Fprintf(tw, "Oldest:\t%s\n", output.Ago(o.Now().Sub(s.Oldest)))
+		fmt.Fprintf(tw, "Newest:\t%s\n", output.Ago(o.Now().Sub(s.Newest)))
+	}
+	tw.Flush()
+	return write(o.Out, b.String())
+}
+
+func describeSetting(ttl time.Duration, source string) string {
+	if ttl <= 0 {
+		return "off (turn it on with: tilookup config set cache 24h)"
+	}
+	s := "on, matches kept " + cache.FormatDuration(ttl)
+	if ttl > cache.NoMatchTTL {
+		s += ", no match " + cache.FormatDuration(cache.NoMatchTTL)
+	}
+	if source != "" && source != "default" {
+		s += " (from " + source + ")"
+	}
+	return s
+}
+
+type clearJSON struct {
+	Removed int   `json:"removed"`
+	Bytes   int64 `json:"bytes"`
+}
+
+func runClear(o *Options) error {
+	format, err := o.Format()
+	if err != nil {
+		return err
+	}
+	c, err := o.Cache()
+	if err != nil {
+		return err
+	}
+	n, freed, err := c.Clear(o.OlderThan)
+	if err != nil {
+		return failure.Wrap(failure.IO, err, "cannot clear the cache: "+err.Error())
+	}
+	if format == output.JSON || format == output.NDJSON {
+		return ioErr(cmdutil.WriteJSON(o.Out, clearJSON{Removed: n, Bytes: freed}))
+	}
+	which := ""
+	if o.OlderThan > 0 {
+		which = " stored more than " + cache.FormatDuration(o.OlderThan) + " ago"
+	}
+	switch n {
+	case 0:
+		return write(o.Out, "No answers"+which+" to remove.\n")
+	case 1:
+		return write(o.Out, fmt.Sprintf("Removed 1 answer%s (%s).\n", which, humanSize(freed)))
+	}
+	return write(o.Out, fmt.Sprintf("Removed %d answers%s (%s).\n", n, which, humanSize(freed)))
+}
+
+// humanSize prints a byte count in binary units, as the size settings
+// are written.
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	num := strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/float64(div)), ".0")
+	return fmt.Sprintf("%s %ciB", num, "KMGTPE"[exp])
+}
+
+func write(w io.Writer, s string) error {
+	_, err := io.WriteString(w, s)
+	return ioErr(err)
+}
+
+func ioErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+}
