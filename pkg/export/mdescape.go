@@ -105,11 +105,11 @@ func linkDestination(address string) (string, bool) {
 }
 
 // httpURL is address when it is an absolute http(s) URL with a host, as
-// net/url writes it back (spaces and the like percent-encoded).
+// net/url writes it back, with what RFC 3986 forbids percent-encoded.
 func httpURL(address string) (string, bool) {
 	u, err := url.Parse(strings.TrimSpace(address))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", false
 	}
-	return u.String(), true
+	return encodeNonURI(u.String()), true
 }

@@ -233,7 +233,11 @@ func resourceName(res api.Result) string {
 	if name == "" {
 		name = res.Resource
 	}
-	if c := res.Count.String(); c != "" {
+	switch c := res.Count.String(); c {
+	case "":
+	case "1":
+		name += " (1 matching record)"
+	default:
 		name += fmt.Sprintf(" (%s matching records)", c)
 	}
 	return name

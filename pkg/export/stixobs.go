@@ -57,6 +57,12 @@ func rfc3986(v string) string {
 	if !hasScheme(v) {
 		v = "http://" + v
 	}
+	return encodeNonURI(v)
+}
+
+// encodeNonURI percent-encodes the bytes that RFC 3986 allows nowhere in
+// a URI; '%' and the delimiters are left alone, so the URL means the same.
+func encodeNonURI(v string) string {
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
 		c := v[i]
