@@ -236,9 +236,9 @@ func resourceName(res api.Result) string {
 	switch c := res.Count.String(); c {
 	case "":
 	case "1":
-		name += " (1 matching record)"
+		name += ", 1 matching record"
 	default:
-		name += fmt.Sprintf(" (%s matching records)", c)
+		name += fmt.Sprintf(", %s matching records", c)
 	}
 	return name
 }

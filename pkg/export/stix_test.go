@@ -388,7 +388,10 @@ func TestParseTLP(t *testing.T) {
 			t.Errorf("ParseTLP(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"white", "amber-strict", "", "TLP:"} {
+	if _, err := ParseTLP("White"); err == nil || !strings.Contains(err.Error(), "--tlp clear") {
+		t.Errorf("white must point to clear, got %v", err)
+	}
+	for _, bad := range []string{"amber-strict", "", "TLP:"} {
 		if _, err := ParseTLP(bad); err == nil || !strings.Contains(err.Error(), "clear, green, amber, amber+strict, red") {
 			t.Errorf("ParseTLP(%q): want an error naming the levels, got %v", bad, err)
 		}

@@ -126,14 +126,18 @@ func patternString(s string) string {
 // TLPLevels are the TLP 2.0 levels --tlp accepts, least restricted first.
 var TLPLevels = []string{"clear", "green", "amber", "amber+strict", "red"}
 
-// ParseTLP checks a --tlp level (case is ignored; "white", TLP 1's name
-// for clear, is refused rather than guessed) and returns it lower-case.
+// ParseTLP checks a --tlp level (case and a "TLP:" prefix are ignored)
+// and returns it lower-case. TLP 1's "white" is refused with a pointer to
+// its new name, so that the marking says what the user means.
 func ParseTLP(s string) (string, error) {
 	level := strings.ToLower(strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "TLP:"))
 	for _, l := range TLPLevels {
 		if level == l {
 			return l, nil
 		}
+	}
+	if level == "white" {
+		return "", failure.New(failure.Usage, "TLP 2.0 renamed white to clear: use --tlp clear")
 	}
 	return "", failure.New(failure.Usage, "invalid TLP level %q: use one of %s", s, strings.Join(TLPLevels, ", "))
 }
