@@ -47,6 +47,9 @@ func (m *mdWriter) printf(format string, args ...any) { fmt.Fprintf(m.w, format,
 // indicator is a value as the document shows it: defanged when asked, in
 // a code span.
 func (m *mdWriter) indicator(value, typ string) string {
+	if strings.TrimSpace(value) == "" {
+		return "(empty value)"
+	}
 	if m.opts.Defang {
 		value = ioc.Defang(value, ioc.Type(typ))
 	}

@@ -45,13 +45,12 @@ func (c *collector) Add(r lookup.Result) error {
 	if !c.multi && r.Err != nil {
 		return r.Err
 	}
-	value := r.Item.Value
-	if value == "" {
-		value = r.Item.Input // refused before any request
+	in := report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: r.Resp, Err: r.Err}
+	if r.Item.Value == "" {
+		// Refused before any request: the line as given, of no type.
+		in.Value, in.Type = r.Item.Input, ""
 	}
-	c.doc.Indicators = append(c.doc.Indicators, report.Indicator{
-		Value: value, Type: string(ioc.Detect(value)), Resp: r.Resp, Err: r.Err,
-	})
+	c.doc.Indicators = append(c.doc.Indicators, in)
 	return nil
 }
 
