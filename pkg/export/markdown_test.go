@@ -139,7 +139,7 @@ func TestMarkdownHostileLinks(t *testing.T) {
 	}
 	// The second result's URL keeps its meaning, percent-encoded where
 	// Markdown would cut it; the entity is not decoded.
-	if !strings.Contains(doc, "(https://ti.example/d?q=a%7Cb%29\\&lt;x\\&gt;%60)") {
+	if !strings.Contains(doc, "(https://ti.example/d?q=a%7Cb%29&amp;lt;x&amp;gt;%60)") {
 		t.Errorf("hostile detail_url not made safe:\n%s", doc)
 	}
 }
@@ -169,6 +169,8 @@ func TestMarkdownText(t *testing.T) {
 		"www.evil.example":  `www\.evil.example`,
 		"see http://x.test": `see http\://x.test`,
 		"a.b: c":            "a.b: c",
+		"mail a@b.example":  "mail `a@b.example`",
+		"@here | x":         "`@here` \\| x",
 		"x\ny\r\nz":         "x y z",
 		"\x1b[31mred":       "␛red",
 		"$x^2$ ~~s~~ _i_":   `\$x^2\$ \~\~s\~\~ \_i\_`,

@@ -10,20 +10,37 @@ import (
 
 // mdSpecial are the ASCII characters always escaped with a backslash in
 // Markdown text: the inline syntax (emphasis, code, links, images, HTML,
-// entities, strikethrough, GitHub's $math$ and #references), '|', which
-// would end a table cell, and '@', which would make an e-mail autolink or
-// a GitHub mention.
-const mdSpecial = "\\`*_{}[]()<>#!|~&$@"
+// entities, strikethrough, GitHub's $math$ and #references) and '|', which
+// would end a table cell.
+const mdSpecial = "\\`*_{}[]()<>#!|~&$"
 
 // mdText escapes s for a table cell or a list item: one line, no markup.
 // sanitize.String first, so that the document is also safe to cat on a
-// terminal, and so that no line break can end the cell. GFM's autolinks
-// are broken where they would start: the ':' of "://" and the '.' of
-// "www.".
+// terminal, and so that no line break can end the cell.
+//
+// GFM's autolinks are broken where they would start: the ':' of "://" and
+// the '.' of "www.". An e-mail autolink and a GitHub @mention ignore
+// escapes (they look at the rendered text), so a word holding '@' is
+// written as code, which neither touches.
 func mdText(s string) string {
 	s = sanitize.String(s)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
+	for i, word := range strings.SplitAfter(s, " ") {
+		if i > 0 && word == "" {
+			break
+		}
+		if strings.Contains(word, "@") {
+			trimmed := strings.TrimSuffix(word, " ")
+			b.WriteString(mdCode(trimmed) + word[len(trimmed):])
+			continue
+		}
+		escapeWord(&b, word)
+	}
+	return b.String()
+}
+
+func escapeWord(b *strings.Builder, s string) {
 	for i, r := range s {
 		if r < 0x80 && (strings.ContainsRune(mdSpecial, r) ||
 			r == ':' && strings.HasPrefix(s[i+1:], "//") ||
@@ -32,7 +49,6 @@ func mdText(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
 }
 
 // mdCode writes s as an inline code span: how indicators are shown, so
@@ -94,9 +110,10 @@ func linkDestination(address string) (string, bool) {
 		case c <= ' ' || c >= 0x7f || strings.IndexByte("<>()|\\`\"{}", c) >= 0:
 			fmt.Fprintf(&b, "%%%02X", c)
 		case c == '&':
-			// An entity such as &lt; would be decoded in a destination;
-			// a backslash keeps the '&' (a query separator) as it is.
-			b.WriteString(`\&`)
+			// Entities are decoded in a destination, before backslash
+			// escapes (cmark-gfm): "&lt;" would become '<'. Written as
+			// an entity itself, the '&' (a query separator) stays one.
+			b.WriteString("&amp;")
 		default:
 			b.WriteByte(c)
 		}
