@@ -7,6 +7,10 @@
 // escaped so that it stays inside its table cell or list item and cannot
 // become a link, an image, HTML or emphasis; in STIX, strings are JSON
 // strings and pattern literals are escaped.
+//
+// The report's answers must be decoded (lookup.Client with raw false): a
+// raw answer has its results counted, not read, and there would be no
+// resource to name or link.
 package export
 
 import (

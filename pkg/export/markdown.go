@@ -75,16 +75,15 @@ func (m *mdWriter) heading(r *report.Report) {
 
 func (m *mdWriter) summary(r *report.Report) {
 	s := r.Summarize()
-	parts := []string{plural(s.Matched, "matched", "matched"), plural(s.NoMatch, "no match", "no match")}
+	line := fmt.Sprintf("**%s**: %d matched, %d no match", plural(s.Total, "indicator", "indicators"), s.Matched, s.NoMatch)
 	if s.Unsupported > 0 {
-		parts = append(parts, plural(s.Unsupported, "unsupported", "unsupported"))
+		line += fmt.Sprintf(", %d unsupported", s.Unsupported)
 	}
 	if s.Failed > 0 {
-		parts = append(parts, plural(s.Failed, "failed", "failed"))
+		line += fmt.Sprintf(", %d failed", s.Failed)
 	}
-	line := fmt.Sprintf("**%s**: %s", plural(s.Total, "indicator", "indicators"), strings.Join(parts, ", "))
 	if s.Skipped > 0 {
-		line += fmt.Sprintf("; %s", plural(s.Skipped, "skipped", "skipped"))
+		line += fmt.Sprintf("; %d skipped", s.Skipped)
 	}
 	m.printf("%s. Looked up with tilookup on %s.\n", line, lookupTime(r).Format("2006-01-02 15:04 UTC"))
 }
