@@ -97,7 +97,7 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
-  tilookup extract report.txt | tilookup search -o stix --tlp amber > bundle.json`,
+  tilookup extract report.txt | tilookup search -o stix --tlp amber >bundle.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.DefangSet = cmd.Flags().Changed("defang")
