@@ -26,6 +26,8 @@ func allTypes(t *testing.T) *report.Report {
 		{"https://evil.example/it's/a?b=c", "url"},
 		{`https://evil.example/back\slash`, "url"},
 		{"evil.example/path with space", "url"},
+		{"http://[2001:db8::1]:8080/x", "url"},
+		{"bücher.example", "domain"},
 		{"user@evil.example", "email"},
 		{"44d88612fea8a8f36de82e1278abb02f", "md5"},
 		{"3395856ce81f2b7382dee72602f798b642f14140", "sha1"},
@@ -214,8 +216,8 @@ func TestSTIXIDsStableAcrossRuns(t *testing.T) {
 	_, a := writeSTIX(t, allTypes(t), STIXOptions{})
 	_, b := writeSTIX(t, allTypes(t), STIXOptions{})
 	idsA, idsB := scoIDs(a), scoIDs(b)
-	if len(idsA) != 11 {
-		t.Fatalf("%d observables, want 11 (every type but cve and unknown): %v", len(idsA), idsA)
+	if len(idsA) != 13 {
+		t.Fatalf("%d observables, want 13 (every type but cve and unknown): %v", len(idsA), idsA)
 	}
 	seen := map[string]string{}
 	for v, id := range idsA {
@@ -242,8 +244,8 @@ var patternRE = regexp.MustCompile(`^\[([a-z0-9-]+):(value|hashes\.MD5|hashes\.'
 func TestSTIXPatterns(t *testing.T) {
 	_, doc := writeSTIX(t, allTypes(t), STIXOptions{})
 	inds := byType(doc, "indicator")
-	if len(inds) != 11 {
-		t.Fatalf("%d indicators, want 11 (every matched value but the CVE and the unknown)", len(inds))
+	if len(inds) != 13 {
+		t.Fatalf("%d indicators, want 13 (every matched value but the CVE and the unknown)", len(inds))
 	}
 	for _, ind := range inds {
 		pattern := ind["pattern"].(string)
