@@ -104,8 +104,11 @@ func runMe(ctx context.Context, opts *MeOptions) error {
 		}
 		defer srv.Close()
 	}
-	if _, err := opts.Output(opts.JQ); err != nil {
-		return err // a bad format fails before any network work
+	// A bad format fails before any network work.
+	if o, err := opts.Output(opts.JQ); err != nil {
+		return err
+	} else if err := cmdutil.NoDocument(o.Format); err != nil {
+		return err
 	}
 	body, err := opts.Fetch(ctx)
 	if err != nil {

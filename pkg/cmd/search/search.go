@@ -15,6 +15,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/browser"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -55,7 +56,9 @@ type Options struct {
 	JQ          string
 	Preview     bool
 	Defang      bool
+	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
 	CSVRaw      bool
+	TLP         string
 	Sandbox     bool
 	Web         bool
 	Resource    string
@@ -100,6 +103,11 @@ Several values print one summary row each in table mode, a JSON array with
 -o json, one line each with -o ndjson, always in input order. A value that
 fails becomes an error record, so no input is lost.
 
+-o md and -o stix write one document for the whole run, once every value
+has been looked up (nothing is printed before): Markdown to paste into a
+ticket, with the indicators defanged unless --defang=false, or a STIX 2.1
+bundle for a threat-intelligence platform, marked with --tlp.
+
 With -e, the exit status is like grep's: 0 when at least one value matched,
 1 when none did; an error (2-6, 130) wins over both.
 
@@ -111,9 +119,11 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
-  tilookup extract report.txt | tilookup search --cache 24h`,
+  tilookup extract report.txt | tilookup search --cache 24h
+  tilookup extract report.txt | tilookup search -o md >ticket.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
+			opts.DefangSet = cmd.Flags().Changed("defang")
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
 				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
 			}
@@ -141,13 +151,17 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
 	fl.BoolVar(&opts.Preview, "preview", false, "table mode: show each resource's preview records")
-	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators (always in md unless =false)")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	fl.BoolVar(&opts.Web, "web", false, "open the first result's detail page in the browser")
 	fl.StringVar(&opts.Resource, "resource", "", "with --web: open this resource's page (`NAME`)")
 	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send long output through the pager")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: TLP marking (clear, green, amber, red)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
@@ -179,6 +193,9 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	if err := checkDocumentFlags(opts, outOpts.Format); err != nil {
+		return err
+	}
 	outOpts.Preview = opts.Preview
 	outOpts.CSVRaw = opts.CSVRaw
 	if opts.Defang {
@@ -205,6 +222,16 @@ func run(ctx context.Context, opts *Options) error {
 		searcher = opts.Cache(searcher, client, opts.Limit, raw, opts.Refresh)
 	}
 	searcher = lookup.Dedup(searcher)
+	src := newSource(opts, args, multi, single)
+	if isDocument(outOpts.Format) {
+		var bar *progress
+		if multi && opts.IO.IsStderrTTY() {
+			// Nothing shows on stdout until the end: the bar shows
+			// the run's progress even on a shared terminal.
+			bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
+		}
+		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar)
+	}
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
@@ -213,10 +240,7 @@ func run(ctx context.Context, opts *Options) error {
 		return failure.New(failure.Usage, "%v", err)
 	}
 	s := &sink{io: opts.IO, printer: printer, multi: multi}
-	var src lookup.Source = &source{in: newInputs(args, opts.Files, opts.IO.In), refang: !opts.NoRefang}
-	if !multi {
-		src = &one{item: single}
-	} else if opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
+	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
 		// The bar goes to a person watching stderr while the records go
 		// to a file or a pipe; on a shared terminal the rows show progress.
 		s.bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
@@ -273,6 +297,15 @@ func plan(opts *Options) ([]string, bool, error) {
 	}
 	multi := len(opts.Files) > 0 || len(args) > 1 || args[0] == "-"
 	return args, multi, nil
+}
+
+// newSource is where the values come from: the one value already
+// prepared, or the arguments, files and stdin, read as they are needed.
+func newSource(opts *Options, args []string, multi bool, single lookup.Item) lookup.Source {
+	if !multi {
+		return &one{item: single}
+	}
+	return &source{in: newInputs(args, opts.Files, opts.IO.In), refang: !opts.NoRefang}
 }
 
 // one is the Source of a single value given as the only argument.
