@@ -12,6 +12,7 @@ require (
 	github.com/spf13/viper v1.21.0
 	github.com/zalando/go-keyring v0.2.8
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/net v0.42.0
 	golang.org/x/term v0.47.0
 	golang.org/x/time v0.16.0
 )

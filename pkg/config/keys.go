@@ -37,6 +37,8 @@ var Keys = []Key{
 	{Name: "deadline", Env: "TILOOKUP_DEADLINE", Default: "2m", Help: "longest time for one value, every retry and wait included (Go duration; never less than timeout)", validate: validDuration},
 	{Name: "ca_cert", Env: "TILOOKUP_CA_CERT", Help: "PEM file of extra CA certificates to trust (a private CA), besides the system's"},
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
+	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
+	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped"},
 }
 
 // Lookup finds a key by name.
