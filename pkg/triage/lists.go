@@ -75,9 +75,12 @@ func (a *Allowlist) add(entry string) error {
 		a.domains[strings.ToLower(strings.TrimSuffix(host, "."))] = entry
 		return nil
 	}
-	v, _, err := ioc.Prepare(entry, true)
+	v, t, err := ioc.Prepare(entry, true)
 	if err != nil {
 		return err
+	}
+	if t == ioc.Unknown {
+		return fmt.Errorf("%q is not a value triage looks up (a hash, address, CIDR block, domain, URL, e-mail address or CVE ID)", entry)
 	}
 	a.exact[strings.ToLower(v)] = entry
 	return nil

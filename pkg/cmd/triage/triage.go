@@ -196,7 +196,7 @@ func run(ctx context.Context, opts *Options) error {
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
 	s.bar.finish()
 	skipped := src.skippedSoFar()
-	sum := s.summary(len(skipped))
+	sum := s.summary(skipped)
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -274,11 +274,16 @@ func (s *sink) count(ind report.Indicator) {
 	}
 }
 
-func (s *sink) summary(skipped int) report.Summary {
+// summary is the run's counts; ByType covers every indicator found, the
+// skipped ones included, as the report's total does.
+func (s *sink) summary(skipped []report.Skipped) report.Summary {
 	sum := s.sum
-	sum.Skipped = skipped
+	sum.Skipped = len(skipped)
 	if sum.ByType == nil {
 		sum.ByType = map[string]int{}
+	}
+	for _, sk := range skipped {
+		sum.ByType[sk.Type]++
 	}
 	return sum
 }
