@@ -47,10 +47,13 @@ func ReadAllowlist(r io.Reader, name string) (*Allowlist, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), ioc.MaxLen+1)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
 		if i := strings.Index(line, "#"); i >= 0 && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
 			line = line[:i]
 		}
-		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
