@@ -127,10 +127,10 @@ the report of what finished.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Input, "input", "auto", "read the input as `auto`, text or html")
+	fl.StringVar(&opts.Input, "input", "auto", "read the input as `FORMAT`: auto, text or html")
 	fl.String("allowlist", "", "skip the values, CIDR blocks and domains listed in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
-	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator: no address, allow-list or warning-list rule")
+	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
 	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, "table: list the skipped values with their reasons")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask the service for at most `N` results per value")
 	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
