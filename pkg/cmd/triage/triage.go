@@ -80,8 +80,8 @@ known about them.
 
 HTML (by its name, or by its first bytes; --input html|text to say so) is read
 as a reader sees it: text and href values only, so an address in a script, a
-style or a tracking pixel's src is not taken for an indicator. For PDF, pipe
-pdftotext: pdftotext report.pdf - | tilookup triage
+style or a tracking pixel's src is not taken for an indicator. For a PDF:
+pdftotext report.pdf - | tilookup triage
 
 Skipped before any request, each with its reason: private, loopback,
 link-local, CGNAT, multicast, reserved and unspecified addresses (not the
@@ -89,13 +89,14 @@ documentation ranges); the values of --allowlist FILE (config allowlist: one
 value, address, CIDR block or domain per line, a domain covering its
 subdomains, # comments); and the values on the MISP warning lists under
 --warninglists DIR (config warninglists: a checkout of MISP's
-misp-warninglists; string, cidr, hostname and substring lists). --no-skip
-looks everything up.
+misp-warninglists; string, cidr, hostname and substring lists), as in
+tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists FILE.
+--no-skip looks everything up.
 
 The table shows a summary line, the matched indicators with the resources
 that matched, the others in short, and the skipped ones with --show-skipped.
 -o json is one document {"indicators", "skipped", "summary"}, written as the
-answers come (the summary last); -o ndjson one line per indicator, then one
+answers come (the summary last; its total counts the skipped too); -o ndjson one line per indicator, then one
 per skipped value, then {"summary": ...}; -o csv one row per indicator and
 matching resource. --defang applies to table and CSV.
 
@@ -103,9 +104,9 @@ The exit status is like grep's: 0 when any indicator matched, 1 when none
 did; a failed search wins with its code (the largest), 130 on Ctrl-C, after
 the report of what finished.`,
 		Example: `  tilookup triage --sandbox report.txt
-  pdftotext report.pdf - | tilookup triage
-  tilookup triage -o json mail.html | jq '.indicators[] | select(.status=="matched") | .value'
-  tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists --show-skipped report.txt`,
+  pbpaste | tilookup triage --show-skipped
+  tilookup triage -o json mail.eml | jq -r '.indicators[] | select(.status=="matched") | .value'
+  tilookup triage -o csv --defang report.txt | head -5`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
@@ -127,17 +128,17 @@ the report of what finished.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Input, "input", "auto", "read the input as `FORMAT`: auto, text or html")
-	fl.String("allowlist", "", "skip the values, CIDR blocks and domains listed in `FILE`")
+	fl.StringVar(&opts.Input, "input", "auto", "input `FORMAT`: auto, text or html")
+	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
 	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, "table: list the skipped values with their reasons")
-	fl.IntVar(&opts.Limit, "limit", 0, "ask the service for at most `N` results per value")
+	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second, retries included (0 = unlimited)")
-	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output, for tickets")
-	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells a spreadsheet would run")
-	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
+	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests a second (0: no limit)")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
+	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	_ = cmd.RegisterFlagCompletionFunc("input", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
 	})
