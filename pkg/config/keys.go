@@ -28,7 +28,7 @@ var Keys = []Key{
 	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: "jwt", Help: "cookie that also carries the token on the events call; empty sends none"},
 	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration)", validate: validDuration},
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
-	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
+	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv", "md", "stix"}},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
 	{Name: "allow_insecure_http", Env: "TILOOKUP_ALLOW_INSECURE_HTTP", Default: "false", Help: "allow sending the token over plain http to a non-loopback host", Values: []string{"true", "false"}},
