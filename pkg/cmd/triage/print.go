@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -37,8 +38,57 @@ func newWriter(o output.Options, opts *Options, title string, now time.Time) (wr
 		return newCSVWriter(o, opts), nil
 	case output.Table, "":
 		return &tableWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now}}, nil
+	case output.MD, output.STIX:
+		return &documentWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now.UTC()}}, nil
 	}
-	return nil, failure.New(failure.Usage, "triage cannot write -o %s: use table, json, ndjson or csv", o.Format)
+	return nil, failure.New(failure.Usage, "triage cannot write -o %s: use table, json, ndjson, csv, md or stix", o.Format)
+}
+
+// documentWriter keeps the run and writes it at the end as Markdown or a
+// STIX bundle (pkg/export): neither can be streamed.
+type documentWriter struct {
+	o    output.Options
+	opts *Options
+	rep  report.Report
+}
+
+func (w *documentWriter) Add(ind report.Indicator) error {
+	ind.Resp = withoutBytes(ind.Resp)
+	w.rep.Indicators = append(w.rep.Indicators, ind)
+	return nil
+}
+
+func (w *documentWriter) Flush() error { return nil }
+
+func (w *documentWriter) Close(_ report.Summary, skipped []report.Skipped) error {
+	w.rep.Skipped = skipped
+	var err error
+	if w.o.Format == output.STIX {
+		err = export.STIX(w.o.Out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
+	} else {
+		// Markdown goes into tickets: defanged unless asked otherwise.
+		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
+	}
+	if err != nil {
+		return ioErr(err)
+	}
+	return flushOut(w.o.Out)
+}
+
+// withoutBytes drops what a document does not show (the answer's bytes,
+// the preview records), so that a long report holds only its findings.
+func withoutBytes(resp *api.SearchResponse) *api.SearchResponse {
+	if resp == nil {
+		return nil
+	}
+	t := *resp
+	t.Raw = nil
+	t.Results = make([]api.Result, len(resp.Results))
+	for i, r := range resp.Results {
+		r.Preview = nil
+		t.Results[i] = r
+	}
+	return &t
 }
 
 // The JSON objects of a triage.

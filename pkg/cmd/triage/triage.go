@@ -15,6 +15,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -50,7 +51,9 @@ type Options struct {
 	NoSkip      bool
 	ShowSkipped bool
 	Defang      bool
+	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
 	CSVRaw      bool
+	TLP         string
 	Sandbox     bool
 }
 
@@ -96,9 +99,12 @@ tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists FILE.
 The table shows a summary line, the matched indicators with the resources
 that matched, the others in short, and the skipped ones with --show-skipped.
 -o json is one document {"indicators", "skipped", "summary"}, written as the
-answers come (the summary last; its total counts the skipped too); -o ndjson one line per indicator, then one
-per skipped value, then {"summary": ...}; -o csv one row per indicator and
-matching resource. --defang applies to table and CSV.
+answers come (the summary last; its total counts the skipped too); -o ndjson
+one line per indicator, then one per skipped value, then {"summary": ...};
+-o csv one row per indicator and matching resource. --defang applies to table
+and CSV. -o md is Markdown for a ticket (defanged unless --defang=false) and
+-o stix one STIX 2.1 bundle (marked with --tlp); both are written once the
+last answer is in.
 
 The exit status is like grep's: 0 when any indicator matched, 1 when none
 did; a failed search wins with its code (the largest), 130 on Ctrl-C, after
@@ -109,6 +115,7 @@ the report of what finished.`,
   tilookup triage -o csv --defang report.txt | head -5`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			opts.DefangSet = cmd.Flags().Changed("defang")
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
 				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
 			}
@@ -138,6 +145,10 @@ the report of what finished.`,
 	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests a second (0: no limit)")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	_ = cmd.RegisterFlagCompletionFunc("input", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
@@ -157,6 +168,9 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	outOpts, err := opts.Output()
 	if err != nil {
+		return err
+	}
+	if err := checkTLP(opts.TLP, outOpts.Format); err != nil {
 		return err
 	}
 	in, closeInputs, err := openInputs(opts)
@@ -192,6 +206,7 @@ func run(ctx context.Context, opts *Options) error {
 	defer src.stop()
 	s := &sink{w: w}
 	if opts.IO.IsStderrTTY() {
+		// Nothing shows on stdout before the end in most formats.
 		s.bar = newProgress(opts.IO.ErrOut)
 	}
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
@@ -202,6 +217,18 @@ func run(ctx context.Context, opts *Options) error {
 		runErr = err
 	}
 	return s.tally.Err(runErr, true)
+}
+
+// checkTLP refuses --tlp where it means nothing, before any request.
+func checkTLP(tlp string, f output.Format) error {
+	if tlp == "" {
+		return nil
+	}
+	if f != output.STIX {
+		return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
+	}
+	_, err := export.ParseTLP(tlp)
+	return err
 }
 
 // newSkipper builds the skip rules from the flags and the config.

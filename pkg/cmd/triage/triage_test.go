@@ -473,3 +473,42 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.lines += bytes.Count(p, []byte("\n"))
 	return len(p), nil
 }
+
+func TestDocuments(t *testing.T) {
+	h := newHarness(t, output.MD)
+	h.in.WriteString("203.0.113.66 and 10.0.0.1")
+	h.stub("203.0.113.66", "IP reputation")
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Triage of stdin\n", "| `203[.]0[.]113[.]66` | ipv4 | [IP reputation](https://ti.test/r0?q=203.0.113.66) |", "- `10[.]0[.]0[.]1` (ipv4): private address"} {
+		if !strings.Contains(h.out.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, h.out)
+		}
+	}
+
+	h = newHarness(t, output.STIX)
+	h.in.WriteString("203.0.113.66")
+	h.stub("203.0.113.66", "IP reputation")
+	h.opts.TLP = "red"
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	var bundle struct {
+		Type    string           `json:"type"`
+		Objects []map[string]any `json:"objects"`
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &bundle); err != nil || bundle.Type != "bundle" {
+		t.Fatalf("not a bundle (%v):\n%s", err, h.out)
+	}
+	if !strings.Contains(h.out.String(), `[ipv4-addr:value = '203.0.113.66']`) || !strings.Contains(h.out.String(), "TLP:RED") {
+		t.Errorf("bundle:\n%s", h.out)
+	}
+
+	h = newHarness(t, output.JSON)
+	h.opts.TLP = "red"
+	h.in.WriteString("203.0.113.66")
+	if err := h.run(); exitCode(err) != 2 || h.reg.Requests() != 0 {
+		t.Errorf("--tlp with json: %v", err)
+	}
+}
