@@ -2,6 +2,7 @@ package triage
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -180,7 +181,11 @@ func expandHome(p string) string {
 // progress is a bar on stderr for a person at a terminal: the number of
 // indicators looked up so far (the total is not known until the whole
 // report is read). A nil *progress does nothing.
-type progress struct{ bar *progressbar.ProgressBar }
+type progress struct {
+	bar   *progressbar.ProgressBar
+	n     int
+	shown time.Time
+}
 
 func newProgress(w io.Writer) *progress {
 	return &progress{bar: progressbar.NewOptions64(-1,
@@ -189,14 +194,19 @@ func newProgress(w io.Writer) *progress {
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSpinnerType(14),
-		progressbar.OptionShowCount(),
 	)}
 }
 
 func (p *progress) add() {
-	if p != nil {
-		_ = p.bar.Add(1)
+	if p == nil {
+		return
 	}
+	p.n++
+	if now := time.Now(); now.Sub(p.shown) >= 200*time.Millisecond {
+		p.shown = now
+		p.bar.Describe(fmt.Sprintf("triage: %d looked up", p.n))
+	}
+	_ = p.bar.Add(1)
 }
 
 func (p *progress) finish() {
