@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,7 +53,9 @@ func TestScripts(t *testing.T) {
 			// scripts would meet a real, locked keyring. The real keyring
 			// has its own suite (.ci/keyring-test.sh).
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/tilookup-test-bus")
-			return nil
+			wd, err := os.Getwd()
+			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "testdata"))
+			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sandbox-fault": sandboxFault,

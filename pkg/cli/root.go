@@ -14,6 +14,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
+	"github.com/tilookup/tilookup/pkg/cmd/triage"
 	"github.com/tilookup/tilookup/pkg/cmd/version"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
@@ -92,6 +93,7 @@ events endpoint. Try it with no account:
 
 	root.AddCommand(
 		search.NewCmd(f, nil),
+		triage.NewCmd(f, nil),
 		auth.NewCmd(f),
 		detect.NewCmd(f, nil),
 		extract.NewCmd(f, nil),
