@@ -42,6 +42,9 @@ type Options struct {
 	Setting func(key string) (string, error)
 	// Now is the time of the lookups, for the report.
 	Now func() time.Time
+	// Cache wraps the client's Searcher in the answer cache when it is on
+	// (cmdutil.Factory.Cached); nil = no cache.
+	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
 
 	Files       []string
 	Input       string // auto, text or html
@@ -55,6 +58,7 @@ type Options struct {
 	CSVRaw      bool
 	TLP         string
 	Sandbox     bool
+	Refresh     bool
 }
 
 // NewCmd is `tilookup triage`. runF replaces the run function in tests.
@@ -63,6 +67,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		IO:     f.IO,
 		Client: func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
 		Output: func() (output.Options, error) { return cmdutil.OutputOptions(f, "") },
+		Cache:  f.Cached,
 		StartSandbox: func() (io.Closer, error) {
 			srv, err := f.StartSandbox()
 			if err != nil {
@@ -150,6 +155,7 @@ the report of what finished.`,
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
+	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	_ = cmd.RegisterFlagCompletionFunc("input", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -194,7 +200,11 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// Decoded answers: the status (unsupported) and the resources of the
 	// table and CSV need the fields; a report holds few enough values.
-	searcher := lookup.Dedup(lookup.Client(client, opts.Limit, false))
+	var searcher lookup.Searcher = lookup.Client(client, opts.Limit, false)
+	if opts.Cache != nil {
+		searcher = opts.Cache(searcher, client, opts.Limit, false, opts.Refresh)
+	}
+	searcher = lookup.Dedup(searcher)
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
