@@ -45,10 +45,10 @@ grep -q 'from the OS keyring' "$work/o" || fail "auth status does not name the k
 grep -q 'search: accepted by the service' "$work/o" || fail "the search service did not accept the keyring token: $(cat "$work/o")"
 grep -q 'events: accepted by the service' "$work/o" || fail "auth status did not check the events host: $(cat "$work/o")"
 
-"$TL" --debug search -o json 44d88612fea8a8f36de82e1278abb02f >"$work/o" 2>"$work/e" || fail "search with the keyring token failed: $(cat "$work/e")"
+"$TL" search --debug -o json 44d88612fea8a8f36de82e1278abb02f >"$work/o" 2>"$work/e" || fail "search with the keyring token failed: $(cat "$work/e")"
 leak "$work/o" "$work/e"
 grep -q 'Bearer \[redacted\]' "$work/e" || fail "--debug log lacks the redacted header"
-"$TL" --debug events me >"$work/o" 2>"$work/e" || fail "events me with the keyring token failed: $(cat "$work/e")"
+"$TL" events me --debug >"$work/o" 2>"$work/e" || fail "events me with the keyring token failed: $(cat "$work/e")"
 leak "$work/o" "$work/e"
 
 "$TL" auth logout >"$work/o" 2>"$work/e"

@@ -23,7 +23,11 @@ type IOStreams struct {
 	stdinTTY, stdoutTTY, stderrTTY bool
 	colorMode                      string // auto, always, never
 	stdinFd                        int
-	getenv                         func(string) string
+	// terminal is the process's stdout, for the pager: Out may be wrapped
+	// (pkg/cli records write errors), and a pager handed a wrapper would
+	// write to a pipe, not the terminal, and page nothing.
+	terminal *os.File
+	getenv   func(string) string
 	// termWidth asks the terminal for stdout's width; nil when there is no
 	// terminal to ask (tests).
 	termWidth func() (int, error)
@@ -44,6 +48,7 @@ func System() *IOStreams {
 		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		colorMode: "auto",
 		stdinFd:   int(os.Stdin.Fd()),
+		terminal:  os.Stdout,
 		getenv:    os.Getenv,
 		termWidth: func() (int, error) {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))

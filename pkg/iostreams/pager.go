@@ -65,6 +65,9 @@ func (s *IOStreams) StartPager() error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = pagerEnv(os.Environ())
 	cmd.Stdout = s.Out
+	if s.terminal != nil {
+		cmd.Stdout = s.terminal
+	}
 	cmd.Stderr = s.ErrOut
 	pipe, err := cmd.StdinPipe()
 	if err != nil {
