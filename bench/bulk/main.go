@@ -79,17 +79,21 @@ func main() {
 		values := filepath.Join(dir, "values-"+sc.name+".txt")
 		writeValues(values, sc.values)
 		srv.set(sc)
-		var tTL, tMC []time.Duration
+		var tTL, tMC, cTL, cMC []time.Duration
 		for range *rounds {
 			srv.reset()
-			tMC = append(tMC, timed(mc, "-c", strconv.Itoa(*c), "-base", base, "-token", token, values))
+			wall, cpu := timed(mc, "-c", strconv.Itoa(*c), "-base", base, "-token", token, values)
+			tMC, cMC = append(tMC, wall), append(cMC, cpu)
 			srv.reset()
-			tTL = append(tTL, timed(tl, "search", "--base-url", base, "-o", "ndjson", "-c", strconv.Itoa(*c), "-f", values))
+			wall, cpu = timed(tl, "search", "--base-url", base, "-o", "ndjson", "-c", strconv.Itoa(*c), "-f", values)
+			tTL, cTL = append(tTL, wall), append(cTL, cpu)
 		}
 		mt, mm := median(tTL), median(tMC)
 		fmt.Printf("(%s) %s\n", sc.name, sc.describe())
 		fmt.Printf("    minimal client %8v   tilookup %8v   ratio %.2f (target <= %.2f)\n",
 			mm.Round(time.Millisecond), mt.Round(time.Millisecond), float64(mt)/float64(mm), sc.target)
+		fmt.Printf("    CPU (user+sys) %8v            %8v   ratio %.2f (the clients' own work; the server shares the cores)\n",
+			median(cMC).Round(time.Millisecond), median(cTL).Round(time.Millisecond), float64(median(cTL))/float64(median(cMC)))
 	}
 
 	if !want["rss"] {
@@ -197,7 +201,8 @@ func command(bin string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func timed(bin string, args ...string) time.Duration {
+// timed runs bin and returns its wall time and the CPU time it used.
+func timed(bin string, args ...string) (wall, cpu time.Duration) {
 	cmd := command(bin, args...)
 	out, err := os.Create(os.DevNull)
 	check(err)
@@ -207,7 +212,11 @@ func timed(bin string, args ...string) time.Duration {
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "bulk: %s: %v\n", filepath.Base(bin), err)
 	}
-	return time.Since(start)
+	wall = time.Since(start)
+	if st := cmd.ProcessState; st != nil {
+		cpu = st.UserTime() + st.SystemTime()
+	}
+	return wall, cpu
 }
 
 func peakRSS(bin string, args ...string) int64 {
