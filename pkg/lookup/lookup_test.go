@@ -302,3 +302,70 @@ func TestRunStopsOnSinkError(t *testing.T) {
 		t.Fatalf("err %v after %d records", err, len(sink.got))
 	}
 }
+
+// blocking is a Source that yields its items, then blocks as an idle stdin
+// does.
+type blocking struct {
+	items
+	block chan struct{}
+}
+
+func (b *blocking) Next() (Item, bool, error) {
+	if len(b.list) == 0 {
+		<-b.block
+		return Item{}, false, nil
+	}
+	return b.items.Next()
+}
+
+// Ctrl-C while the input is idle ends the run at once, with every answer
+// printed, and says it was interrupted.
+func TestInterruptWhileInputIsIdle(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	src := &blocking{items: *values("a", "b"), block: make(chan struct{})}
+	defer close(src.block)
+	sink := &collect{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, src, &counting{}, Options{Concurrency: 2}, sink) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if failure.KindOf(err) != failure.Interrupted {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not end after the cancel while the input was idle")
+	}
+	if got := strings.Join(sink.inputs(), ","); got != "a,b" {
+		t.Fatalf("records %q", got)
+	}
+}
+
+// An interrupted run over answers that come at once (de-duplicated or
+// cached) still ends as interrupted, not as a complete run.
+func TestInterruptOverInstantAnswersIsReported(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var vs []string
+	for range 200000 {
+		vs = append(vs, "same")
+	}
+	n := 0
+	sink := &countingSink{add: func() {
+		if n++; n == 1000 {
+			cancel()
+		}
+	}}
+	err := Run(ctx, values(vs...), Dedup(&counting{}), Options{Concurrency: 4}, sink)
+	if failure.KindOf(err) != failure.Interrupted {
+		t.Fatalf("err = %v after %d records, want interrupted", err, n)
+	}
+	if n == len(vs) {
+		t.Fatal("the cancel did not stop the run")
+	}
+}
+
+type countingSink struct{ add func() }
+
+func (c *countingSink) Add(Result) error { c.add(); return nil }
+func (c *countingSink) Flush() error     { return nil }

@@ -57,8 +57,10 @@ type slot struct {
 
 // Run looks up every item of src with s and hands the results to sink in
 // input order. Workers never wait for the printer: results that finish
-// early are held until their turn, up to MaxHeld bytes, so one slow value
-// delays only its own record. It returns the input's error, the sink's
+// early are held until their turn, so one slow value delays only its own
+// record. New values are taken only while what is held stays under
+// MaxHeld; the answers of the lookups already in flight come on top, so
+// memory is bounded by MaxHeld plus Concurrency answers. It returns the input's error, the sink's
 // error, or an interrupted error when ctx ended (after the last complete
 // prefix of results).
 func Run(ctx context.Context, src Source, s Searcher, opts Options, sink Sink) error {
@@ -83,8 +85,18 @@ func Run(ctx context.Context, src Source, s Searcher, opts Options, sink Sink) e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for sl := range work {
-				r.lookup(sl)
+			// A worker leaves when the run ends, not only when work is
+			// closed: the producer may sit in a read of an idle stdin.
+			for {
+				select {
+				case sl, ok := <-work:
+					if !ok {
+						return
+					}
+					r.lookup(sl)
+				case <-ctx.Done():
+					return
+				}
 			}
 		}()
 	}
@@ -113,7 +125,7 @@ type run struct {
 func (r *run) produce(src Source, order, work chan<- *slot) {
 	defer close(order)
 	defer close(work)
-	for {
+	for r.ctx.Err() == nil {
 		it, ok, err := src.Next()
 		if err != nil {
 			r.inputErr = err
@@ -206,6 +218,9 @@ func (r *run) emit(order <-chan *slot, sink Sink) error {
 		if !ok {
 			if r.inputErr != nil {
 				return r.inputErr
+			}
+			if r.ctx.Err() != nil {
+				return errInterrupted // the input was cut short, not done
 			}
 			return nil
 		}
