@@ -196,15 +196,57 @@ func (l *lineReader) next() (input, bool, error) {
 		case tooLong:
 			l.queue = append(l.queue, input{text: excerpt(line), err: failure.New(failure.Input,
 				"value is longer than the %d bytes allowed", ioc.MaxLen), offset: l.offset})
-		case l.json.active() || isJSONStart(line):
-			l.json.feed(line, func(raw []byte, ferr error) {
-				l.queue = append(l.queue, jsonValue(raw, ferr, l.offset))
-			})
+		case l.json.active() && !continuesJSON(line):
+			// The pending JSON never ended: report it, and read this line
+			// afresh, so that a stray { never swallows the values after it.
+			l.queue = append(l.queue, input{text: l.json.excerpt(), err: errJSON("a JSON value that does not end"), offset: l.offset})
+			l.json.reset()
+			l.plainOrJSON(line)
+		case l.json.active():
+			l.feedJSON(line)
 		case len(line) == 0 || line[0] == '#':
 		default:
-			l.queue = append(l.queue, input{text: string(line), offset: l.offset})
+			l.plainOrJSON(line)
 		}
 	}
+}
+
+// plainOrJSON reads a line that starts no JSON yet: JSON when it is a whole
+// JSON value or plainly the start of one ({" or [{ or [" or a lone bracket),
+// else a value, even when it starts with a bracket ([2001:db8::1]:443,
+// [evil.example], [TLP:AMBER] ...).
+func (l *lineReader) plainOrJSON(line []byte) {
+	if isJSONStart(line) && (json.Valid(line) || opensJSON(line)) {
+		l.feedJSON(line)
+		return
+	}
+	l.queue = append(l.queue, input{text: string(line), offset: l.offset})
+}
+
+func (l *lineReader) feedJSON(line []byte) {
+	l.json.feed(line, func(raw []byte, ferr error) {
+		l.queue = append(l.queue, jsonValue(raw, ferr, l.offset))
+	})
+}
+
+// opensJSON tells a line that begins a JSON object or array spread over
+// lines, as extract, detect and jq write them.
+func opensJSON(line []byte) bool {
+	rest := bytes.TrimLeft(line[1:], " \t")
+	switch line[0] {
+	case '[':
+		return len(rest) == 0 || rest[0] == '{' || rest[0] == '"'
+	case '{':
+		return len(rest) == 0 || rest[0] == '"'
+	}
+	return false
+}
+
+// continuesJSON tells a line that may go on a JSON value spread over lines:
+// a key or string, a bracket, or a comma. A line like a bare indicator
+// cannot.
+func continuesJSON(line []byte) bool {
+	return len(line) == 0 || bytes.IndexByte([]byte(`"{}[],`), line[0]) >= 0
 }
 
 func isJSONStart(line []byte) bool { return len(line) > 0 && (line[0] == '{' || line[0] == '[') }

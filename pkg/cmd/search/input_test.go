@@ -48,6 +48,8 @@ func TestLineRules(t *testing.T) {
 		{"detect's CSV with an error row", "input,value,type\nX.COM,x.com,domain\n,,error: empty value\n", []string{"x.com", "!"}},
 		{"detect's table", "INPUT    VALUE    TYPE\n1.2.3.4  1.2.3.4  ipv4\na b      a b      unknown\n                  error: empty value\nx.com    x.com    domain\n", []string{"1.2.3.4", "a b", "!", "x.com"}},
 		{"a header only counts on the first line", "a.example\nvalue,type\n", []string{"a.example", "value,type"}},
+		{"an unterminated object does not swallow the next values", "{\"value\": \"198.51.100.7\"\n198.51.100.8\n44d88612fea8a8f36de82e1278abb02f\n", []string{"{\"value\": \"198.51.100.7\"\n!", "198.51.100.8", "44d88612fea8a8f36de82e1278abb02f"}},
+		{"bracketed values are values", "[192.0.2.1\n[TLP:AMBER] indicators\n[2001:db8::1]:443\n[evil.example]\nx.example\n", []string{"[192.0.2.1", "[TLP:AMBER] indicators", "[2001:db8::1]:443", "[evil.example]", "x.example"}},
 		{"text after an object", `{"value":"a"} junk` + "\nb", []string{"a", `{"value":"a"} junk!`, "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
