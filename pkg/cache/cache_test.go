@@ -451,3 +451,21 @@ func TestHugeAnswerIsNotStored(t *testing.T) {
 		t.Fatalf("%d requests: a 2 KB answer was stored in an 8 KB cache", stub.Calls())
 	}
 }
+
+// A run with a shorter --cache does not take answers older than its own
+// duration, though a run with a longer one stored them.
+func TestShorterCacheRefusesOlderAnswers(t *testing.T) {
+	r := newRig(t)
+	stub := r.reg.Register("a", httpmock.Query("q", "a.example"), httpmock.JSON(matchBody))
+	ctx := context.Background()
+	r.searcher(t, "https://ti.test", "tok", SearchOptions{TTL: 7 * 24 * time.Hour}).Search(ctx, "a.example")
+	r.clk.Advance(3 * 24 * time.Hour)
+	resp, err := r.searcher(t, "https://ti.test", "tok", SearchOptions{TTL: time.Hour}).Search(ctx, "a.example")
+	if err != nil || stub.Calls() != 2 || !resp.CachedAt.IsZero() {
+		t.Fatalf("a 3-day-old answer served under --cache 1h: %d requests, cached at %v, %v", stub.Calls(), resp.CachedAt, err)
+	}
+	r.searcher(t, "https://ti.test", "tok", SearchOptions{TTL: 7 * 24 * time.Hour}).Search(ctx, "a.example")
+	if stub.Calls() != 2 {
+		t.Fatalf("the fresh answer was not cached: %d requests", stub.Calls())
+	}
+}

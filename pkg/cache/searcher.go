@@ -104,6 +104,12 @@ func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
 		s.debugf("cache miss: %s (the stored answer does not decode)", value)
 		return nil, false
 	}
+	// An answer stored under a longer --cache than this run's is too old
+	// for this run, though not yet expired for the one that stored it.
+	if age := s.c.now().Sub(e.Stored); age > s.ttl(resp) {
+		s.debugf("cache miss: %s (stored %s ago, older than this run's %s)", value, FormatDuration(age.Round(time.Second)), FormatDuration(s.ttl(resp)))
+		return nil, false
+	}
 	resp.CachedAt = e.Stored
 	s.debugf("cache hit: %s (stored %s, expires %s)", value, e.Stored.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
 	return resp, true
