@@ -31,6 +31,9 @@ func AddCacheFlags(cmd *cobra.Command, refresh *bool) {
 func (f *Factory) Cached(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher {
 	s, err := f.Settings()
 	ttl := s.Cache
+	if err == nil && ttl == 0 && refresh {
+		fmt.Fprintln(f.IO.ErrOut, "tilookup: warning: --refresh does nothing while the cache is off; turn it on with --cache DURATION or `tilookup config set cache 24h`")
+	}
 	if err != nil || ttl == 0 {
 		if debug := f.Debug(); debug != nil {
 			why := ""

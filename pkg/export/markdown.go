@@ -46,14 +46,14 @@ func (m *mdWriter) printf(format string, args ...any) { fmt.Fprintf(m.w, format,
 
 // indicator is a value as the document shows it: defanged when asked, in
 // a code span.
-func (m *mdWriter) indicator(value, typ string) string {
+func (m *mdWriter) indicator(value, typ string, cell bool) string {
 	if strings.TrimSpace(value) == "" {
 		return "(empty value)"
 	}
 	if m.opts.Defang {
 		value = ioc.Defang(value, ioc.Type(typ))
 	}
-	return mdCode(value)
+	return mdCode(value, cell)
 }
 
 // heading is the title; when the title is the one value searched, it is
@@ -63,10 +63,10 @@ func (m *mdWriter) heading(r *report.Report) {
 	if title == "" {
 		title = "tilookup report"
 	}
-	text := mdText(title)
+	text := mdText(title, false)
 	for _, in := range r.Indicators {
 		if in.Value == title {
-			text = m.indicator(title, typeOf(in))
+			text = m.indicator(title, typeOf(in), false)
 			break
 		}
 	}
@@ -75,7 +75,8 @@ func (m *mdWriter) heading(r *report.Report) {
 
 func (m *mdWriter) summary(r *report.Report) {
 	s := r.Summarize()
-	line := fmt.Sprintf("**%s**: %d matched, %d no match", plural(s.Total, "indicator", "indicators"), s.Matched, s.NoMatch)
+	// The count takes in the skipped values, as triage's table and JSON do.
+	line := fmt.Sprintf("**%s**: %d matched, %d no match", plural(s.Total+s.Skipped, "indicator", "indicators"), s.Matched, s.NoMatch)
 	if s.Unsupported > 0 {
 		line += fmt.Sprintf(", %d unsupported", s.Unsupported)
 	}
@@ -86,6 +87,9 @@ func (m *mdWriter) summary(r *report.Report) {
 		line += fmt.Sprintf("; %d skipped", s.Skipped)
 	}
 	m.printf("%s. Looked up with tilookup on %s.\n", line, lookupTime(r).Format("2006-01-02 15:04 UTC"))
+	if r.Interrupted {
+		m.printf("\n> **Incomplete:** the run was interrupted; only the values looked up before it stopped are here.\n")
+	}
 }
 
 func plural(n int, one, many string) string {
@@ -107,14 +111,14 @@ func (m *mdWriter) matches(r *report.Report) {
 			m.printf("\n## Matches\n\n| Indicator | Type | Resource | Group | Count |\n| --- | --- | --- | --- | ---: |\n")
 			header = true
 		}
-		value := m.indicator(in.Value, typeOf(in))
+		value := m.indicator(in.Value, typeOf(in), true)
 		for _, res := range in.Resp.Results {
 			label := res.Label
 			if label == "" {
 				label = res.Resource
 			}
-			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(typeOf(in)),
-				mdLink(mdText(label), res.DetailURL), mdText(res.Group), mdText(res.Count.String()))
+			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(typeOf(in), true),
+				mdLink(mdText(label, true), res.DetailURL), mdText(res.Group, true), mdText(res.Count.String(), true))
 		}
 	}
 }
@@ -131,7 +135,7 @@ func (m *mdWriter) list(r *report.Report, title string, status report.Status, re
 			m.printf("\n## %s\n\n", title)
 			header = true
 		}
-		m.item(m.indicator(in.Value, typeOf(in)), typeOf(in), reason(in))
+		m.item(m.indicator(in.Value, typeOf(in), false), typeOf(in), reason(in))
 	}
 }
 
@@ -141,17 +145,17 @@ func (m *mdWriter) skipped(r *report.Report) {
 	}
 	m.printf("\n## Skipped\n\n")
 	for _, s := range r.Skipped {
-		m.item(m.indicator(s.Value, s.Type), s.Type, s.Reason)
+		m.item(m.indicator(s.Value, s.Type, false), s.Type, s.Reason)
 	}
 }
 
 func (m *mdWriter) item(value, typ, reason string) {
 	m.printf("- %s", value)
 	if typ != "" {
-		m.printf(" (%s)", mdText(typ))
+		m.printf(" (%s)", mdText(typ, false))
 	}
 	if reason != "" {
-		m.printf(": %s", mdText(reason))
+		m.printf(": %s", mdText(reason, false))
 	}
 	m.printf("\n")
 }

@@ -154,9 +154,13 @@ func TestMarkdownCode(t *testing.T) {
 		"line\nbrk": "`line brk`",
 		"":          "",
 	} {
-		if got := mdCode(in); got != want {
+		if got := mdCode(in, true); got != want {
 			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
 		}
+	}
+	// Outside a table a backslash in code shows as itself: no escape.
+	if got := mdCode("http://evil.example/x|y", false); got != "`http://evil.example/x|y`" {
+		t.Errorf("mdCode in a list = %q", got)
 	}
 }
 
@@ -175,7 +179,7 @@ func TestMarkdownText(t *testing.T) {
 		"\x1b[31mred":       "␛red",
 		"$x^2$ ~~s~~ _i_":   `\$x^2\$ \~\~s\~\~ \_i\_`,
 	} {
-		if got := mdText(in); got != want {
+		if got := mdText(in, true); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // would end a table cell.
 const mdSpecial = "\\`*_{}[]()<>#!|~&$"
 
-// mdText escapes s for a table cell or a list item: one line, no markup.
+// mdText escapes s for a table cell (cell) or a list item or heading: one
+// line, no markup.
 // sanitize.String first, so that the document is also safe to cat on a
 // terminal, and so that no line break can end the cell.
 //
@@ -22,7 +23,7 @@ const mdSpecial = "\\`*_{}[]()<>#!|~&$"
 // the '.' of "www.". An e-mail autolink and a GitHub @mention ignore
 // escapes (they look at the rendered text), so a word holding '@' is
 // written as code, which neither touches.
-func mdText(s string) string {
+func mdText(s string, cell bool) string {
 	s = sanitize.String(s)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
@@ -32,7 +33,7 @@ func mdText(s string) string {
 		}
 		if strings.Contains(word, "@") {
 			trimmed := strings.TrimSuffix(word, " ")
-			b.WriteString(mdCode(trimmed) + word[len(trimmed):])
+			b.WriteString(mdCode(trimmed, cell) + word[len(trimmed):])
 			continue
 		}
 		escapeWord(&b, word)
@@ -54,11 +55,15 @@ func escapeWord(b *strings.Builder, s string) {
 // mdCode writes s as an inline code span: how indicators are shown, so
 // that they read the same raw and rendered and never autolink. Inside a
 // code span nothing is markup; only a backtick run as long as the fence
-// could end it early (the fence is made longer than any run in s), and a
-// '|' would still end a table cell (GFM unescapes "\|" before the span is
-// parsed, so the code shows a plain '|').
-func mdCode(s string) string {
-	s = strings.ReplaceAll(sanitize.String(s), "|", `\|`)
+// could end it early (the fence is made longer than any run in s), and in a
+// table cell a '|' would still end the cell (GFM unescapes "\|" there
+// before the span is parsed, so the code shows a plain '|'). Outside a
+// table a backslash in code is a backslash: nothing is escaped.
+func mdCode(s string, cell bool) string {
+	s = sanitize.String(s)
+	if cell {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
 	if s == "" {
 		return ""
 	}

@@ -369,3 +369,30 @@ type countingSink struct{ add func() }
 
 func (c *countingSink) Add(Result) error { c.add(); return nil }
 func (c *countingSink) Flush() error     { return nil }
+
+func TestStopOnRefusedToken(t *testing.T) {
+	var calls atomic.Int64
+	s := StopOnRefusedToken(SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		calls.Add(1)
+		return nil, failure.New(failure.Auth, "401 Unauthorized")
+	}))
+	var vs []string
+	for i := range 500 {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	sink := &collect{}
+	if err := Run(context.Background(), values(vs...), s, Options{Concurrency: 4}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n > 8 {
+		t.Fatalf("%d requests with a refused token, want at most the ones in flight", n)
+	}
+	if len(sink.got) != 500 {
+		t.Fatalf("%d records for 500 values", len(sink.got))
+	}
+	for _, r := range sink.got {
+		if failure.KindOf(r.Err) != failure.Auth {
+			t.Fatalf("%s: %v", r.Item.Value, r.Err)
+		}
+	}
+}

@@ -57,6 +57,9 @@ type Report struct {
 	Time       time.Time // when the lookups were made (STIX valid_from)
 	Indicators []Indicator
 	Skipped    []Skipped
+	// Interrupted says the run was stopped (Ctrl-C) before every value
+	// was looked up: the report is the complete prefix.
+	Interrupted bool
 }
 
 // Summary counts the indicators by status.
@@ -86,3 +89,20 @@ func (r *Report) Summarize() Summary {
 
 // Kind is the failure kind of a failed indicator, for error objects.
 func (i Indicator) Kind() failure.Kind { return failure.KindOf(i.Err) }
+
+// Lean is resp without what no report shows (the raw bytes, the preview
+// records), so that a run that keeps every answer until its end keeps
+// only a few hundred bytes of each.
+func Lean(resp *api.SearchResponse) *api.SearchResponse {
+	if resp == nil {
+		return nil
+	}
+	t := *resp
+	t.Raw = nil
+	t.Results = make([]api.Result, len(resp.Results))
+	for i, r := range resp.Results {
+		r.Preview = nil
+		t.Results[i] = r
+	}
+	return &t
+}

@@ -45,7 +45,7 @@ func (c *collector) Add(r lookup.Result) error {
 	if !c.multi && r.Err != nil {
 		return r.Err
 	}
-	in := report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: r.Resp, Err: r.Err}
+	in := report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: report.Lean(r.Resp), Err: r.Err}
 	if r.Item.Value == "" {
 		// Refused before any request: the line as given, of no type.
 		in.Value, in.Type = r.Item.Input, ""
@@ -67,6 +67,7 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 		return runErr
 	}
 	c.doc.Title = documentTitle(c.doc, multi)
+	c.doc.Interrupted = failure.KindOf(runErr) == failure.Interrupted
 	if err := writeDocument(opts.IO.Out, format, c.doc, opts); err != nil {
 		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 	}

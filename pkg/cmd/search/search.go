@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -184,11 +185,6 @@ func run(ctx context.Context, opts *Options) error {
 	if opts.Web {
 		return web(ctx, opts, single)
 	}
-	if !multi && opts.StartPager != nil {
-		// One value's output is a page to read; a stream is not paged, as
-		// a pager shows little of a slow one until its screen fills.
-		defer opts.StartPager()()
-	}
 	outOpts, err := opts.Output(opts.JQ)
 	if err != nil {
 		return err
@@ -217,7 +213,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
-	var searcher lookup.Searcher = lookup.Client(client, opts.Limit, raw)
+	var searcher lookup.Searcher = lookup.StopOnRefusedToken(lookup.Client(client, opts.Limit, raw))
 	if opts.Cache != nil {
 		searcher = opts.Cache(searcher, client, opts.Limit, raw, opts.Refresh)
 	}
@@ -233,7 +229,17 @@ func run(ctx context.Context, opts *Options) error {
 		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar)
 	}
 
-	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	var w io.Writer = opts.IO.Out
+	if !multi && opts.StartPager != nil {
+		// One value's output is a page to read; a stream is not paged, as
+		// a pager shows little of a slow one until its screen fills. The
+		// pager starts with the first byte of output, so that an error or
+		// a Ctrl-C during the lookup never leaves an empty pager behind.
+		pw := &pagedWriter{ios: opts.IO, start: opts.StartPager}
+		defer pw.stop()
+		w = pw
+	}
+	out := bufio.NewWriterSize(w, 64<<10)
 	outOpts.Out = out
 	printer, err := output.NewSearchPrinter(outOpts, multi)
 	if err != nil {
@@ -296,6 +302,18 @@ func plan(opts *Options) ([]string, bool, error) {
 		args = []string{"-"}
 	}
 	multi := len(opts.Files) > 0 || len(args) > 1 || args[0] == "-"
+	// A file that cannot be read fails now, not after the values before it
+	// were looked up.
+	for _, name := range opts.Files {
+		if name == "-" {
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, false, cmdutil.CannotRead(name, err)
+		}
+		f.Close()
+	}
 	return args, multi, nil
 }
 
@@ -381,4 +399,25 @@ func (s *sink) report() {
 		fromCache = fmt.Sprintf(" (%d from the cache)", s.cached)
 	}
 	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache)
+}
+
+// pagedWriter starts the pager at its first write and writes through it.
+type pagedWriter struct {
+	ios   *iostreams.IOStreams
+	start func() (stop func())
+	done  func()
+}
+
+func (p *pagedWriter) Write(b []byte) (int, error) {
+	if p.done == nil {
+		p.done = p.start()
+	}
+	return p.ios.Out.Write(b)
+}
+
+// stop waits for the reader to quit the pager, if it was started.
+func (p *pagedWriter) stop() {
+	if p.done != nil {
+		p.done()
+	}
 }

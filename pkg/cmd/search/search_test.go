@@ -295,3 +295,29 @@ func TestResourceNeedsWeb(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestUnreadableFileFailsBeforeAnyRequest(t *testing.T) {
+	h := newHarness(t, "a.example")
+	h.opts.Files = []string{"/nonexistent/iocs.txt"}
+	h.reg.Register("a", httpmock.Any(), httpmock.JSON(answer("a.example", 1)))
+	err := h.run(t)
+	if failure.ExitCode(err) != failure.ExitUsage || h.reg.Requests() != 0 || !strings.Contains(err.Error(), "/nonexistent/iocs.txt") {
+		t.Fatalf("err %v after %d requests", err, h.reg.Requests())
+	}
+}
+
+func TestARefusedTokenStopsTheStream(t *testing.T) {
+	var args []string
+	for i := range 300 {
+		args = append(args, fmt.Sprintf("h%d.example", i))
+	}
+	h := newHarness(t, args...)
+	h.reg.Register("all", httpmock.Any(), httpmock.Status(401, nil, `{"message":"bad token"}`))
+	err := h.run(t)
+	if exitCode(err) != failure.ExitAuth || h.reg.Requests() > 2*h.opts.Concurrency {
+		t.Fatalf("exit %d after %d requests", exitCode(err), h.reg.Requests())
+	}
+	if n := strings.Count(h.out.String(), `"kind":"auth"`); n != 300 {
+		t.Fatalf("%d auth records for 300 values", n)
+	}
+}

@@ -53,7 +53,7 @@ type documentWriter struct {
 }
 
 func (w *documentWriter) Add(ind report.Indicator) error {
-	ind.Resp = withoutBytes(ind.Resp)
+	ind.Resp = report.Lean(ind.Resp)
 	w.rep.Indicators = append(w.rep.Indicators, ind)
 	return nil
 }
@@ -73,22 +73,6 @@ func (w *documentWriter) Close(_ report.Summary, skipped []report.Skipped) error
 		return ioErr(err)
 	}
 	return flushOut(w.o.Out)
-}
-
-// withoutBytes drops what a document does not show (the answer's bytes,
-// the preview records), so that a long report holds only its findings.
-func withoutBytes(resp *api.SearchResponse) *api.SearchResponse {
-	if resp == nil {
-		return nil
-	}
-	t := *resp
-	t.Raw = nil
-	t.Results = make([]api.Result, len(resp.Results))
-	for i, r := range resp.Results {
-		r.Preview = nil
-		t.Results[i] = r
-	}
-	return &t
 }
 
 // The JSON objects of a triage.

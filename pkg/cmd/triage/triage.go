@@ -200,7 +200,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// Decoded answers: the status (unsupported) and the resources of the
 	// table and CSV need the fields; a report holds few enough values.
-	var searcher lookup.Searcher = lookup.Client(client, opts.Limit, false)
+	var searcher lookup.Searcher = lookup.StopOnRefusedToken(lookup.Client(client, opts.Limit, false))
 	if opts.Cache != nil {
 		searcher = opts.Cache(searcher, client, opts.Limit, false, opts.Refresh)
 	}
@@ -223,6 +223,10 @@ func run(ctx context.Context, opts *Options) error {
 	s.bar.finish()
 	skipped := src.skippedSoFar()
 	sum := s.summary(skipped)
+	if d, ok := w.(*documentWriter); ok {
+		// A document read later must say that it stops short.
+		d.rep.Interrupted = failure.KindOf(runErr) == failure.Interrupted
+	}
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
 		runErr = err
 	}
