@@ -11,6 +11,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
 	"github.com/tilookup/tilookup/pkg/cmd/events"
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
+	"github.com/tilookup/tilookup/pkg/cmd/mcp"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/version"
@@ -97,6 +98,7 @@ events endpoint. Try it with no account:
 		events.NewCmd(f),
 		configcmd.NewCmd(f),
 		sandboxcmd.NewCmd(f),
+		mcp.NewCmd(f, nil),
 		version.NewCmd(f, nil),
 		completion.NewCmd(f, nil),
 		newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp),
