@@ -40,22 +40,40 @@ func wireSize(data []byte) int {
 	return len(data) + 5*html + len(quoted) + envelope
 }
 
-// fit renders out at ever smaller levels until it fits the budget and
-// returns the result to send. render(0) is the whole answer; render
-// reports false when level is its smallest form, which is sent whatever
-// its size (it holds nothing but counts and a note).
-func fit[T any](budget int, render func(level int) (T, bool)) (*sdk.CallToolResult, T, error) {
-	for level := 0; ; level++ {
-		out, more := render(level)
+// fit returns the result to send: render(0), the whole answer, when it
+// fits the budget, else the first of levels 1..levels-1 that does. Each
+// level cuts more than the one before, so the sizes only shrink and a
+// binary search finds it; the last level (nothing but counts and a note)
+// is sent whatever its size.
+func fit[T any](budget, levels int, render func(level int) T) (*sdk.CallToolResult, T, error) {
+	var zero T
+	try := func(level int) (T, []byte, bool, error) {
+		out := render(level)
 		data, err := marshal(out)
-		if err != nil {
-			var zero T
+		return out, data, err == nil && wireSize(data) <= budget, err
+	}
+	out, data, ok, err := try(0)
+	if err != nil {
+		return nil, zero, err
+	}
+	if !ok && levels > 1 {
+		// The first level that fits lies in (lo, hi]; hi is sent if none does.
+		lo, hi := 0, levels-1
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if _, _, fits, err := try(mid); err != nil {
+				return nil, zero, err
+			} else if fits {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		if out, data, _, err = try(hi); err != nil {
 			return nil, zero, err
 		}
-		if wireSize(data) <= budget || !more {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(data)}}}, out, nil
-		}
 	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(data)}}}, out, nil
 }
 
 // marshal writes JSON as the SDK does, but without HTML escaping: an

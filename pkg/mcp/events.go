@@ -38,7 +38,7 @@ func (t *tools) eventsMe(ctx context.Context, _ *sdk.CallToolRequest, _ eventsIn
 	if err := dec.Decode(&v); err != nil {
 		return nil, eventsOutput{}, failure.Wrap(failure.Decode, err, "events: the answer is not JSON; run tilookup events me --debug to see it")
 	}
-	return fit(t.cfg.MaxBytes, func(level int) (eventsOutput, bool) {
+	return fit(t.cfg.MaxBytes, len(eventLevels)+1, func(level int) eventsOutput {
 		return renderEvents(v, len(body), t.cfg.MaxBytes, level)
 	})
 }
@@ -57,9 +57,9 @@ var eventLevels = []freeForm{
 	{maxRunes: 64, maxItems: 1},
 }
 
-func renderEvents(v any, size, budget, level int) (eventsOutput, bool) {
+func renderEvents(v any, size, budget, level int) eventsOutput {
 	if level >= len(eventLevels) {
-		return eventsOutput{Truncated: fmt.Sprintf("The answer (%d bytes) does not fit the %d-byte answer budget (config mcp_max_bytes) even cut down, so it is left out. Run `tilookup events me -o json` in a terminal to see it.", size, budget)}, false
+		return eventsOutput{Truncated: fmt.Sprintf("The answer (%d bytes) does not fit the %d-byte answer budget (config mcp_max_bytes) even cut down, so it is left out. Run `tilookup events me -o json` in a terminal to see it.", size, budget)}
 	}
 	ff := eventLevels[level]
 	out := eventsOutput{Events: ff.value(v)}
@@ -73,5 +73,5 @@ func renderEvents(v any, size, budget, level int) (eventsOutput, bool) {
 	if len(parts) > 0 {
 		out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. Run `tilookup events me -o json` in a terminal for the whole answer.", budget, strings.Join(parts, "; "))
 	}
-	return out, true
+	return out
 }

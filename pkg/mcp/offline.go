@@ -34,7 +34,7 @@ type detected struct {
 
 func detectTool() *sdk.Tool {
 	in := schemaFor[detectInput]()
-	in.Properties["values"].MinItems, in.Properties["values"].MaxItems = new(1), new(maxDetect)
+	list(in.Properties["values"], 1, maxDetect)
 	return &sdk.Tool{
 		Name:        "detect",
 		Annotations: readOnly("Detect indicator types (offline)", false),
@@ -58,23 +58,14 @@ func (t *tools) detect(_ context.Context, _ *sdk.CallToolRequest, in detectInput
 		}
 		all[i] = d
 	}
-	return fit(t.cfg.MaxBytes, func(level int) (detectOutput, bool) {
-		n := keepFirst(len(all), level)
+	return fit(t.cfg.MaxBytes, len(all)+1, func(level int) detectOutput {
+		n := len(all) - level
 		out := detectOutput{Values: all[:n]}
 		if n < len(all) {
 			out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): the first %d of %d values are shown. Call detect again with the values from %q on.", t.cfg.MaxBytes, n, len(all), all[n].Input)
 		}
-		return out, n > 0
+		return out
 	})
-}
-
-// keepFirst is how many of n items a list keeps at cutting level: all of
-// them, then 7/8 of them for each level, down to none.
-func keepFirst(n, level int) int {
-	for range level {
-		n = n * 7 / 8
-	}
-	return n
 }
 
 type extractInput struct {
@@ -94,7 +85,10 @@ type extracted struct {
 }
 
 func extractTool() *sdk.Tool {
+	in := schemaFor[extractInput]()
+	list(in.Properties["types"], 0, 0)
 	return &sdk.Tool{
+		InputSchema: in,
 		Name:        "extract",
 		Annotations: readOnly("Extract indicators from text (offline)", false),
 		Description: `Offline and free: every indicator of compromise in a free text (hashes, IPv4 and IPv6 addresses, domains, URLs, CVE IDs, e-mail addresses), refanged, normalised, de-duplicated, in order of first appearance. File names (invoice.pdf) and version numbers are not taken for domains or addresses. Nothing is sent anywhere; pass the values to search, or the whole text to triage.`,
@@ -106,13 +100,13 @@ func (t *tools) extract(_ context.Context, _ *sdk.CallToolRequest, in extractInp
 	if err != nil {
 		return nil, extractOutput{}, err
 	}
-	return fit(t.cfg.MaxBytes, func(level int) (extractOutput, bool) {
-		n := keepFirst(len(all), level)
+	return fit(t.cfg.MaxBytes, len(all)+1, func(level int) extractOutput {
+		n := len(all) - level
 		out := extractOutput{Count: len(all), Indicators: all[:n]}
 		if n < len(all) {
 			out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): the first %d of %d indicators are shown, the rest from %s on are left out. Pass less text, or fewer types.", t.cfg.MaxBytes, n, len(all), all[n].Value)
 		}
-		return out, n > 0
+		return out
 	})
 }
 

@@ -73,8 +73,7 @@ type errorInfo struct {
 
 func searchTool() *sdk.Tool {
 	in := schemaFor[searchInput]()
-	values := in.Properties["values"]
-	values.MinItems, values.MaxItems = new(1), new(MaxValues)
+	list(in.Properties["values"], 1, MaxValues)
 	rows := in.Properties["preview_rows"]
 	rows.Default = json.RawMessage("3")
 	rows.Minimum, rows.Maximum = new(0.0), new(float64(maxPreviewRows))
@@ -100,7 +99,7 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchInp
 	}
 	r := &searchRender{results: results, rows: in.PreviewRows, budget: t.cfg.MaxBytes}
 	r.plan()
-	return fit(t.cfg.MaxBytes, r.render)
+	return fit(t.cfg.MaxBytes, len(r.plans), r.render)
 }
 
 // looked is one value and its answer.
@@ -203,19 +202,16 @@ func (r *searchRender) plan() {
 			most = max(most, len(l.Resp.Results))
 		}
 	}
-	for k := most / 2; ; k /= 2 {
+	for k := most - 1; k >= 0; k-- {
 		r.plans = append(r.plans, searchPlan{rows: 0, matches: k, values: n})
-		if k == 0 {
-			break
-		}
 	}
 	for v := n - 1; v >= 0; v-- {
 		r.plans = append(r.plans, searchPlan{rows: 0, matches: 0, values: v})
 	}
 }
 
-func (r *searchRender) render(level int) (searchOutput, bool) {
-	p := r.plans[min(level, len(r.plans)-1)]
+func (r *searchRender) render(level int) searchOutput {
+	p := r.plans[level]
 	var cut cutCount
 	out := searchOutput{Values: make([]searchValue, 0, p.values)}
 	for i, l := range r.results {
@@ -227,7 +223,7 @@ func (r *searchRender) render(level int) (searchOutput, bool) {
 	}
 	cut.values = len(r.results) - p.values
 	out.Truncated = cut.note(r.budget, r.rows, p)
-	return out, level < len(r.plans)-1
+	return out
 }
 
 // cutCount is what a plan left out.
@@ -238,7 +234,7 @@ type cutCount struct {
 func (c cutCount) note(budget, rows int, p searchPlan) string {
 	var parts []string
 	if c.previews > 0 {
-		parts = append(parts, fmt.Sprintf("preview records cut to %d per resource (%d left out)", p.rows, c.previews))
+		parts = append(parts, fmt.Sprintf("preview records cut to %d per resource (%d left out; see preview_omitted)", p.rows, c.previews))
 	}
 	if c.previewRunes > 0 {
 		parts = append(parts, fmt.Sprintf("%s in preview records cut to %d characters", plural(c.previewRunes, "string"), previewRunes))

@@ -107,6 +107,16 @@ func schemaFor[T any]() *jsonschema.Schema {
 	return s
 }
 
+// list makes the inferred schema of a slice argument a plain array (the
+// inference allows null) of lo to hi items; hi 0 means no bound.
+func list(s *jsonschema.Schema, lo, hi int) {
+	s.Type, s.Types = "array", nil
+	s.MinItems = new(lo)
+	if hi > 0 {
+		s.MaxItems = new(hi)
+	}
+}
+
 // readOnly are the annotations of a tool that changes nothing; open says
 // whether it reaches the service (the "open world") or works offline.
 func readOnly(title string, open bool) *sdk.ToolAnnotations {

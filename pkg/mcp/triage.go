@@ -114,7 +114,8 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 		rep.Skipped = append(rep.Skipped, report.Skipped{Value: s.Value, Type: s.Type, Reason: s.Reason})
 	}
 	r := &triageRender{rep: &rep, notLooked: notLooked, notLookedFrom: clean(notLookedFrom, maxString), budget: t.cfg.MaxBytes}
-	return fit(t.cfg.MaxBytes, r.render)
+	sum := rep.Summarize()
+	return fit(t.cfg.MaxBytes, levelIndicators+sum.Total-sum.NoMatch+1, r.render)
 }
 
 // noise is why an indicator is not worth a lookup, or "": addresses that
@@ -201,10 +202,10 @@ const (
 	levelNoMatch
 	levelSkipped
 	levelMatches
-	levelIndicators // and beyond: ever fewer indicators
+	levelIndicators // and beyond: one indicator fewer at each level
 )
 
-func (r *triageRender) render(level int) (triageOutput, bool) {
+func (r *triageRender) render(level int) triageOutput {
 	sum := r.rep.Summarize()
 	out := triageOutput{
 		Summary: triageSummary{Total: sum.Total, Matched: sum.Matched, NoMatch: sum.NoMatch, Unsupported: sum.Unsupported,
@@ -231,7 +232,7 @@ func (r *triageRender) render(level int) (triageOutput, bool) {
 	}
 	keep := len(inds)
 	if level > levelIndicators {
-		keep = keepFirst(len(inds), level-levelIndicators)
+		keep = max(len(inds)-(level-levelIndicators), 0)
 		if keep < len(inds) {
 			notes = append(notes, fmt.Sprintf("only the first %d of %d indicators shown", keep, len(inds)))
 		}
@@ -248,7 +249,7 @@ func (r *triageRender) render(level int) (triageOutput, bool) {
 	if len(notes) > 0 {
 		out.Truncated += fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. Search the values you need, or run `tilookup triage -o json FILE` in a terminal for the whole report.", r.budget, strings.Join(notes, "; "))
 	}
-	return out, keep > 0 || level < levelIndicators
+	return out
 }
 
 func statusRank(s report.Status) int {
