@@ -4,6 +4,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -107,11 +108,11 @@ other commands; --sandbox serves against the built-in demo server.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this loopback `address` (127.0.0.1:PORT) instead of stdio")
-	fl.StringVar(&opts.TokenFile, "http-token-file", "", "with --http: the bearer token clients must send, read from `FILE` (default: a new one, printed at start)")
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("lookups of one call in flight at once (`N`, 1-%d)", MaxConcurrency))
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second to the service, retries included (0 = unlimited)")
-	fl.BoolVar(&opts.Sandbox, "sandbox", false, "serve against the built-in demo server (no account needed)")
+	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `127.0.0.1:PORT`")
+	fl.StringVar(&opts.TokenFile, "http-token-file", "", "read the --http bearer token from `FILE`")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("lookups in flight per call (`N`, 1-%d)", MaxConcurrency))
+	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second (0 = unlimited)")
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
@@ -230,16 +231,14 @@ func serveStdio(ctx context.Context, opts *Options, s *sdk.Server) error {
 	if opts.IO.IsStdinTTY() {
 		fmt.Fprintln(opts.IO.ErrOut, "tilookup mcp speaks the Model Context Protocol on stdin and stdout: an assistant launches it (see tilookup mcp --help). Press Ctrl-C to stop.")
 	}
-	err := s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopCloser{opts.IO.Out}})
+	p := newPending()
+	in := &countingReader{ctx: ctx, p: p, r: bufio.NewReader(opts.IO.In)}
+	err := s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: &countingWriter{p: p, w: opts.IO.Out}})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}
 	return failure.Wrap(failure.IO, err, "mcp: "+err.Error())
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // serveHTTP serves Streamable HTTP on the loopback address until the user
 // interrupts.
