@@ -257,6 +257,9 @@ func TestSearchPreviewRowsAndRefang(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
+	if out["truncated"] != nil {
+		t.Fatalf("preview_rows 0 asked for is no cut: %v", out["truncated"])
+	}
 	for _, m := range out["values"].([]any)[0].(map[string]any)["matches"].([]any) {
 		m := m.(map[string]any)
 		if m["preview"] != nil {

@@ -231,13 +231,18 @@ type cutCount struct {
 	previews, previewRunes, matches, values int
 }
 
+// note says what the plan cut to fit the budget, and what the fixed
+// bound on preview strings cut, with how to get the rest; "" when nothing
+// was cut. rows is the preview_rows asked for: fewer is a cut, as many is
+// the caller's choice.
 func (c cutCount) note(budget, rows int, p searchPlan) string {
 	var parts []string
-	if c.previews > 0 {
+	switch {
+	case p.rows == rows:
+	case p.rows == 0:
+		parts = append(parts, fmt.Sprintf("preview records left out (%d; see preview_omitted)", c.previews))
+	default:
 		parts = append(parts, fmt.Sprintf("preview records cut to %d per resource (%d left out; see preview_omitted)", p.rows, c.previews))
-	}
-	if c.previewRunes > 0 {
-		parts = append(parts, fmt.Sprintf("%s in preview records cut to %d characters", plural(c.previewRunes, "string"), previewRunes))
 	}
 	if c.matches > 0 {
 		parts = append(parts, fmt.Sprintf("matching resources cut to %d per value (%d left out; see matches_omitted)", p.matches, c.matches))
@@ -245,14 +250,18 @@ func (c cutCount) note(budget, rows int, p searchPlan) string {
 	if c.values > 0 {
 		parts = append(parts, fmt.Sprintf("%s left out (listed in omitted_values)", plural(c.values, "value")))
 	}
-	if len(parts) == 0 {
-		return ""
+	var notes []string
+	if len(parts) > 0 {
+		how := "call search again with fewer values"
+		if rows > 0 {
+			how += " or a smaller preview_rows"
+		}
+		notes = append(notes, fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. For the rest, %s, pass a smaller limit, or run `tilookup search -o json VALUE` in a terminal for the complete answer.", budget, strings.Join(parts, "; "), how))
 	}
-	how := "call search again with fewer values"
-	if rows > 0 {
-		how += " or preview_rows 0"
+	if c.previewRunes > 0 {
+		notes = append(notes, fmt.Sprintf("%s in preview records cut to %d characters; the detail_url has them whole.", plural(c.previewRunes, "string"), previewRunes))
 	}
-	return fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. For the rest, %s, pass a smaller limit, or run `tilookup search -o json VALUE` in a terminal for the complete answer.", budget, strings.Join(parts, "; "), how)
+	return strings.Join(notes, " ")
 }
 
 func renderValue(l looked, p searchPlan, cut *cutCount) searchValue {

@@ -69,12 +69,12 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the lookups as tools for AI assistants (Model Context Protocol)",
-		Long: `Mcp serves tilookup as a Model Context Protocol server, so that an AI assistant
+		Long: `tilookup mcp is a Model Context Protocol server, so that an AI assistant
 (Claude Desktop, VS Code, Cursor and others) can look values up and triage a
 pasted report. It speaks on stdin and stdout, which is how desktop assistants
 launch a server; with --http it serves Streamable HTTP on a loopback address
 instead, and every request must carry the bearer token printed at start (or
-read from --http-token-file).
+read from --http-token-file, whose first line holds it).
 
 Tools, all read-only: search (one or more values), triage (a whole text),
 detect and extract (offline, free), events_me. Every answer is cut to
