@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,7 +48,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TILOOKUP_TOKEN", sandbox.DemoToken)
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("HOME", env.WorkDir)
-			return nil
+			wd, err := os.Getwd()
+			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "testdata"))
+			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sandbox-fault": sandboxFault,

@@ -14,6 +14,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/mcp"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
+	"github.com/tilookup/tilookup/pkg/cmd/triage"
 	"github.com/tilookup/tilookup/pkg/cmd/version"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
@@ -69,7 +70,7 @@ events endpoint. Try it with no account:
 	pf := root.PersistentFlags()
 	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "output `format`: table (default), json, ndjson, csv")
+	pf.StringP("output", "o", "", "output `format`: table (default), json, ndjson, csv, md, stix")
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).
@@ -92,6 +93,7 @@ events endpoint. Try it with no account:
 
 	root.AddCommand(
 		search.NewCmd(f, nil),
+		triage.NewCmd(f, nil),
 		auth.NewCmd(f),
 		detect.NewCmd(f, nil),
 		extract.NewCmd(f, nil),

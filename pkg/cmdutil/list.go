@@ -136,7 +136,7 @@ func Format(f *Factory) (output.Format, error) {
 	if err != nil {
 		return "", failure.New(failure.Usage, "%v", err)
 	}
-	return format, nil
+	return format, NoDocument(format)
 }
 
 // WriteJSON writes one value as a line of JSON.

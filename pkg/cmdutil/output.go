@@ -27,3 +27,13 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 		JQ:     jq,
 	}, nil
 }
+
+// NoDocument refuses md and stix, the whole-run documents that only search
+// and triage write, for the commands that print records of another shape
+// (detect, extract, events me).
+func NoDocument(format output.Format) error {
+	if format == output.MD || format == output.STIX {
+		return failure.New(failure.Usage, "-o %s is written by search and triage only: use table, json, ndjson or csv here", format)
+	}
+	return nil
+}

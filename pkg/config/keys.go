@@ -28,7 +28,7 @@ var Keys = []Key{
 	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: "jwt", Help: "cookie that also carries the token on the events call; empty sends none"},
 	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration)", validate: validDuration},
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
-	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv"}},
+	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: "table", Help: "output format", Values: []string{"table", "json", "ndjson", "csv", "md", "stix"}},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
 	{Name: "allow_insecure_http", Env: "TILOOKUP_ALLOW_INSECURE_HTTP", Default: "false", Help: "allow sending the token over plain http to a non-loopback host", Values: []string{"true", "false"}},
@@ -38,6 +38,8 @@ var Keys = []Key{
 	{Name: "ca_cert", Env: "TILOOKUP_CA_CERT", Help: "PEM file of extra CA certificates to trust (a private CA), besides the system's"},
 	{Name: "mcp_max_bytes", Env: "TILOOKUP_MCP_MAX_BYTES", Default: "30KiB", Help: "largest answer of one tilookup mcp tool call (bytes, or with KiB/MiB); more is cut with a note", validate: validSize},
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
+	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
+	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped"},
 }
 
 // Lookup finds a key by name.

@@ -56,16 +56,18 @@ const (
 	JSON   Format = "json"
 	NDJSON Format = "ndjson"
 	CSV    Format = "csv"
+	MD     Format = "md"   // a whole-run document: pkg/export
+	STIX   Format = "stix" // a whole-run document: pkg/export
 )
 
 // Formats lists the valid format names, for completion and messages.
-var Formats = []string{"table", "json", "ndjson", "csv"}
+var Formats = []string{"table", "json", "ndjson", "csv", "md", "stix"}
 
 // ParseFormat checks a format name; case and surrounding spaces are ignored.
 func ParseFormat(s string) (Format, error) {
 	f := Format(strings.ToLower(strings.TrimSpace(s)))
 	switch f {
-	case Table, JSON, NDJSON, CSV:
+	case Table, JSON, NDJSON, CSV, MD, STIX:
 		return f, nil
 	}
 	return "", failure.New(failure.Usage, "invalid output format %q: use one of %s", s, strings.Join(Formats, ", "))

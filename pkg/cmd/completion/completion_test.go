@@ -216,7 +216,7 @@ func TestDynamicCompletion(t *testing.T) {
 		want []string
 	}{
 		{[]string{"se"}, []string{"search"}},
-		{[]string{"search", "--output", ""}, []string{"table", "json", "ndjson", "csv"}},
+		{[]string{"search", "--output", ""}, []string{"table", "json", "ndjson", "csv", "md", "stix"}},
 		{[]string{"--color", ""}, []string{"auto", "always", "never"}},
 		{[]string{"--profile", ""}, []string{"prod-eu", "staging"}},
 		{[]string{"completion", ""}, []string{"bash", "fish", "install", "powershell", "zsh"}},

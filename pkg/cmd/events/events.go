@@ -39,6 +39,9 @@ key/value rows plus a table for each of its arrays of objects.`,
 			if err != nil {
 				return err
 			}
+			if err := cmdutil.NoDocument(opts.Format); err != nil {
+				return err
+			}
 			client, err := f.Client(cmdutil.ForEvents, 1)
 			if err != nil {
 				return err

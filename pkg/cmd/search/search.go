@@ -14,6 +14,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -47,7 +48,9 @@ type Options struct {
 	JQ          string
 	Preview     bool
 	Defang      bool
+	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
 	CSVRaw      bool
+	TLP         string
 	Sandbox     bool
 }
 
@@ -83,14 +86,21 @@ Several values print one summary row each in table mode, a JSON array with
 -o json, one line each with -o ndjson, always in input order. A value that
 fails becomes an error record, so no input is lost.
 
+-o md and -o stix write one document for the whole run, once every value
+has been looked up (nothing is printed before): Markdown to paste into a
+ticket, with the indicators defanged unless --defang=false, or a STIX 2.1
+bundle for a threat-intelligence platform, marked with --tlp.
+
 With -e, the exit status is like grep's: 0 when at least one value matched,
 1 when none did; an error (2-6, 130) wins over both.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
-  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20`,
+  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
+  tilookup extract report.txt | tilookup search -o stix --tlp amber > bundle.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
+			opts.DefangSet = cmd.Flags().Changed("defang")
 			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
 				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
 			}
@@ -115,9 +125,13 @@ With -e, the exit status is like grep's: 0 when at least one value matched,
 	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none did (like grep)")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
 	fl.BoolVar(&opts.Preview, "preview", false, "table mode: show each resource's preview records")
-	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output, for tickets")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table, CSV and Markdown output (Markdown: on unless --defang=false)")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: do not neutralise cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "run against the built-in demo server (no account needed)")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark every object TLP:`LEVEL` (clear, green, amber, amber+strict, red)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }
@@ -137,6 +151,9 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	outOpts, err := opts.Output(opts.JQ)
 	if err != nil {
+		return err
+	}
+	if err := checkDocumentFlags(opts, outOpts.Format); err != nil {
 		return err
 	}
 	outOpts.Preview = opts.Preview
@@ -161,6 +178,16 @@ func run(ctx context.Context, opts *Options) error {
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
 	searcher := lookup.Dedup(lookup.Client(client, opts.Limit, raw))
+	src := newSource(opts, args, multi, single)
+	if isDocument(outOpts.Format) {
+		var bar *progress
+		if multi && opts.IO.IsStderrTTY() {
+			// Nothing shows on stdout until the end: the bar shows
+			// the run's progress even on a shared terminal.
+			bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
+		}
+		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar)
+	}
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
@@ -169,10 +196,7 @@ func run(ctx context.Context, opts *Options) error {
 		return failure.New(failure.Usage, "%v", err)
 	}
 	s := &sink{io: opts.IO, printer: printer, multi: multi}
-	var src lookup.Source = &source{in: newInputs(args, opts.Files, opts.IO.In), refang: !opts.NoRefang}
-	if !multi {
-		src = &one{item: single}
-	} else if opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
+	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
 		// The bar goes to a person watching stderr while the records go
 		// to a file or a pipe; on a shared terminal the rows show progress.
 		s.bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
@@ -206,6 +230,15 @@ func plan(opts *Options) ([]string, bool, error) {
 	}
 	multi := len(opts.Files) > 0 || len(args) > 1 || args[0] == "-"
 	return args, multi, nil
+}
+
+// newSource is where the values come from: the one value already
+// prepared, or the arguments, files and stdin, read as they are needed.
+func newSource(opts *Options, args []string, multi bool, single lookup.Item) lookup.Source {
+	if !multi {
+		return &one{item: single}
+	}
+	return &source{in: newInputs(args, opts.Files, opts.IO.In), refang: !opts.NoRefang}
 }
 
 // one is the Source of a single value given as the only argument.

@@ -1,0 +1,98 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
+)
+
+// isDocument reports whether format is one document for the whole run
+// (-o md, -o stix), written once at the end rather than streamed.
+func isDocument(f output.Format) bool { return f == output.MD || f == output.STIX }
+
+// checkDocumentFlags refuses the flags that mean nothing for format,
+// before anything is sent.
+func checkDocumentFlags(opts *Options, f output.Format) error {
+	if opts.TLP == "" {
+		return nil
+	}
+	if f != output.STIX {
+		return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
+	}
+	_, err := export.ParseTLP(opts.TLP)
+	return err
+}
+
+// collector is the Sink of a document: it counts each result as sink
+// does and keeps it in the report.
+type collector struct {
+	sink
+	doc *report.Report
+}
+
+func (c *collector) Add(r lookup.Result) error {
+	c.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	c.bar.add(r.Item.Offset)
+	if !c.multi && r.Err != nil {
+		return r.Err
+	}
+	in := report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: r.Resp, Err: r.Err}
+	if r.Item.Value == "" {
+		// Refused before any request: the line as given, of no type.
+		in.Value, in.Type = r.Item.Input, ""
+	}
+	c.doc.Indicators = append(c.doc.Indicators, in)
+	return nil
+}
+
+func (c *collector) Flush() error { return nil }
+
+// runDocument looks every value up, then writes the document. An
+// interrupted run still writes what it has: the complete prefix.
+// bar is the progress bar, or nil.
+func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, searcher lookup.Searcher, multi bool, bar *progress) error {
+	c := &collector{sink: sink{io: opts.IO, multi: multi, bar: bar}, doc: &report.Report{Time: time.Now().UTC()}}
+	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, c)
+	c.bar.finish()
+	if !multi && runErr != nil {
+		return runErr
+	}
+	c.doc.Title = documentTitle(c.doc, multi)
+	if err := writeDocument(opts.IO.Out, format, c.doc, opts); err != nil {
+		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+	}
+	if !multi {
+		return c.tally.Err(nil, opts.ExitStatus)
+	}
+	c.report()
+	return c.tally.Err(runErr, opts.ExitStatus)
+}
+
+// documentTitle is the value searched, or how many there were.
+func documentTitle(r *report.Report, multi bool) string {
+	switch n := len(r.Indicators); {
+	case !multi && n == 1:
+		return r.Indicators[0].Value
+	case n == 1:
+		return "Search of 1 value"
+	default:
+		return fmt.Sprintf("Search of %d values", n)
+	}
+}
+
+func writeDocument(w io.Writer, format output.Format, r *report.Report, opts *Options) error {
+	if format == output.STIX {
+		return export.STIX(w, r, export.STIXOptions{TLP: opts.TLP})
+	}
+	// Markdown goes into tickets: defanged unless asked otherwise.
+	return export.Markdown(w, r, export.MarkdownOptions{Defang: opts.Defang || !opts.DefangSet})
+}

@@ -1,0 +1,216 @@
+package triage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/triage"
+)
+
+// openInputs joins the inputs into one text, each read as text or HTML on
+// its own, with a line break between them so that the last word of one
+// never runs into the first of the next. Every file is opened now, so that
+// a missing one fails before any request.
+func openInputs(opts *Options) (io.Reader, func(), error) {
+	format, _ := triage.ParseFormat(opts.Input)
+	names := opts.Files
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	var readers []io.Reader
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, name := range names {
+		var r io.Reader = opts.IO.In
+		if name != "-" {
+			f, err := os.Open(name)
+			if err == nil {
+				err = notADirectory(f)
+			}
+			if err != nil {
+				closeAll()
+				return nil, nil, cmdutil.CannotRead(name, err)
+			}
+			files = append(files, f)
+			r = f
+		}
+		readers = append(readers, lazyOpen(r, name, format), strings.NewReader("\n"))
+	}
+	return io.MultiReader(readers...), closeAll, nil
+}
+
+func notADirectory(f *os.File) error {
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		f.Close()
+		return errors.New("is a directory")
+	}
+	return err
+}
+
+// lazyOpen sniffs an input only when it is first read, so that stdin is
+// not waited for before the files before it are done.
+func lazyOpen(r io.Reader, name string, f triage.Format) io.Reader {
+	return &lazyReader{open: func() io.Reader { return triage.Open(r, name, f) }}
+}
+
+type lazyReader struct {
+	open func() io.Reader
+	r    io.Reader
+}
+
+func (l *lazyReader) Read(p []byte) (int, error) {
+	if l.r == nil {
+		l.r = l.open()
+	}
+	return l.r.Read(p)
+}
+
+// source hands the indicators of the text to lookup.Run, and keeps the
+// skipped ones aside. Extraction runs on a goroutine of its own (it calls
+// back for each indicator); Run pulls from it.
+type source struct {
+	ch   chan ioc.Indicator
+	quit chan struct{}
+	done chan struct{}
+	err  error // set before done is closed
+
+	skip     *triage.Skipper
+	mu       sync.Mutex
+	skipped  []report.Skipped
+	stopOnce sync.Once
+}
+
+var errStopped = errors.New("stopped")
+
+func newSource(text io.Reader, skip *triage.Skipper) *source {
+	s := &source{ch: make(chan ioc.Indicator, 64), quit: make(chan struct{}), done: make(chan struct{}), skip: skip}
+	go func() {
+		defer close(s.done)
+		defer close(s.ch)
+		err := ioc.ExtractReader(text, nil, func(ind ioc.Indicator) error {
+			select {
+			case s.ch <- ind:
+				return nil
+			case <-s.quit:
+				return errStopped
+			}
+		})
+		if err != nil && err != errStopped {
+			s.err = readError(err)
+		}
+	}()
+	return s
+}
+
+func (s *source) Next() (lookup.Item, bool, error) {
+	for ind := range s.ch {
+		if reason := s.skip.Reason(ind.Value, ind.Type); reason != "" {
+			s.mu.Lock()
+			s.skipped = append(s.skipped, report.Skipped{Value: ind.Value, Type: string(ind.Type), Reason: reason})
+			s.mu.Unlock()
+			continue
+		}
+		return lookup.Item{Input: ind.Value, Value: ind.Value, Err: ioc.Validate(ind.Value)}, true, nil
+	}
+	<-s.done
+	return lookup.Item{}, false, s.err
+}
+
+// stop ends the extraction when the run ends early (Ctrl-C).
+func (s *source) stop() { s.stopOnce.Do(func() { close(s.quit) }) }
+
+// skippedSoFar is a copy of the skipped values: after a Ctrl-C the
+// extraction may still be adding to them.
+func (s *source) skippedSoFar() []report.Skipped {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]report.Skipped(nil), s.skipped...)
+}
+
+// readError explains a failed read once, naming the file.
+func readError(err error) error {
+	var k failure.Kinded
+	if errors.As(err, &k) {
+		return err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return cmdutil.CannotRead(pe.Path, pe.Err)
+	}
+	if errors.Is(err, triage.ErrHTMLToken) {
+		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
+	}
+	return cmdutil.CannotRead("the input", err)
+}
+
+// indicatorOf is the report's view of one answer.
+func indicatorOf(r lookup.Result) report.Indicator {
+	return report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: r.Resp, Err: r.Err}
+}
+
+// expandHome reads a leading ~/ as the home directory, as a shell would
+// have for a flag, since a config file value never went through one.
+func expandHome(p string) string {
+	p = strings.TrimSpace(p)
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// progress is a bar on stderr for a person at a terminal: the number of
+// indicators looked up so far (the total is not known until the whole
+// report is read). A nil *progress does nothing.
+type progress struct {
+	bar   *progressbar.ProgressBar
+	n     int
+	shown time.Time
+}
+
+func newProgress(w io.Writer) *progress {
+	return &progress{bar: progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("triage: looking up"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSpinnerType(14),
+	)}
+}
+
+func (p *progress) add() {
+	if p == nil {
+		return
+	}
+	p.n++
+	if now := time.Now(); now.Sub(p.shown) >= 200*time.Millisecond {
+		p.shown = now
+		p.bar.Describe(fmt.Sprintf("triage: %d looked up", p.n))
+	}
+	_ = p.bar.Add(1)
+}
+
+func (p *progress) finish() {
+	if p != nil {
+		_ = p.bar.Finish()
+	}
+}

@@ -1,0 +1,402 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// writer prints a triage as the answers come, in input order. JSON, NDJSON
+// and CSV stream; the table waits for the end, since it groups by status.
+type writer interface {
+	Add(report.Indicator) error
+	// Flush pushes what is buffered to the reader (the next answer is
+	// not ready yet).
+	Flush() error
+	// Close ends the report with what only the end knows.
+	Close(report.Summary, []report.Skipped) error
+}
+
+func newWriter(o output.Options, opts *Options, title string, now time.Time) (writer, error) {
+	switch o.Format {
+	case output.JSON:
+		return &jsonWriter{o: o}, nil
+	case output.NDJSON:
+		return &ndjsonWriter{o: o}, nil
+	case output.CSV:
+		return newCSVWriter(o, opts), nil
+	case output.Table, "":
+		return &tableWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now}}, nil
+	case output.MD, output.STIX:
+		return &documentWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now.UTC()}}, nil
+	}
+	return nil, failure.New(failure.Usage, "triage cannot write -o %s: use table, json, ndjson, csv, md or stix", o.Format)
+}
+
+// documentWriter keeps the run and writes it at the end as Markdown or a
+// STIX bundle (pkg/export): neither can be streamed.
+type documentWriter struct {
+	o    output.Options
+	opts *Options
+	rep  report.Report
+}
+
+func (w *documentWriter) Add(ind report.Indicator) error {
+	ind.Resp = withoutBytes(ind.Resp)
+	w.rep.Indicators = append(w.rep.Indicators, ind)
+	return nil
+}
+
+func (w *documentWriter) Flush() error { return nil }
+
+func (w *documentWriter) Close(_ report.Summary, skipped []report.Skipped) error {
+	w.rep.Skipped = skipped
+	var err error
+	if w.o.Format == output.STIX {
+		err = export.STIX(w.o.Out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
+	} else {
+		// Markdown goes into tickets: defanged unless asked otherwise.
+		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
+	}
+	if err != nil {
+		return ioErr(err)
+	}
+	return flushOut(w.o.Out)
+}
+
+// withoutBytes drops what a document does not show (the answer's bytes,
+// the preview records), so that a long report holds only its findings.
+func withoutBytes(resp *api.SearchResponse) *api.SearchResponse {
+	if resp == nil {
+		return nil
+	}
+	t := *resp
+	t.Raw = nil
+	t.Results = make([]api.Result, len(resp.Results))
+	for i, r := range resp.Results {
+		r.Preview = nil
+		t.Results[i] = r
+	}
+	return &t
+}
+
+// The JSON objects of a triage.
+type (
+	indicatorJSON struct {
+		Value  string          `json:"value"`
+		Type   string          `json:"type"`
+		Status report.Status   `json:"status"`
+		Result json.RawMessage `json:"result,omitempty"`
+		Error  *errorJSON      `json:"error,omitempty"`
+	}
+	errorJSON struct {
+		Status  int    `json:"status,omitempty"`
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	}
+	skippedJSON struct {
+		Value  string `json:"value"`
+		Type   string `json:"type"`
+		Status string `json:"status,omitempty"`
+		Reason string `json:"reason"`
+	}
+	summaryJSON struct {
+		Total       int            `json:"total"`
+		Matched     int            `json:"matched"`
+		NoMatch     int            `json:"no_match"`
+		Unsupported int            `json:"unsupported"`
+		Failed      int            `json:"failed"`
+		Skipped     int            `json:"skipped"`
+		ByType      map[string]int `json:"by_type"`
+	}
+)
+
+func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
+	j := indicatorJSON{Value: ind.Value, Type: ind.Type, Status: ind.Status()}
+	if ind.Err != nil {
+		j.Error = &errorJSON{Status: httpStatus(ind.Err), Kind: string(failure.KindOf(ind.Err)), Message: ind.Err.Error()}
+		return j, nil
+	}
+	raw := []byte(ind.Resp.Raw)
+	if len(raw) == 0 {
+		var err error
+		if raw, err = json.Marshal(ind.Resp); err != nil {
+			return j, err
+		}
+	}
+	// The server's bytes, on one line: compacting keeps every token as
+	// it was (unknown fields, exact numbers).
+	var b bytes.Buffer
+	if ind.Resp.OneLine() {
+		b.Write(bytes.TrimSpace(raw))
+	} else if err := json.Compact(&b, raw); err != nil {
+		return j, failure.Wrap(failure.Decode, err, "the response is not valid JSON: "+err.Error())
+	}
+	j.Result = b.Bytes()
+	return j, nil
+}
+
+func newSummaryJSON(s report.Summary) summaryJSON {
+	return summaryJSON{Total: s.Total + s.Skipped, Matched: s.Matched, NoMatch: s.NoMatch,
+		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType}
+}
+
+func httpStatus(err error) int {
+	var hs interface{ HTTPStatus() int }
+	if errors.As(err, &hs) {
+		return hs.HTTPStatus()
+	}
+	return 0
+}
+
+// marshal encodes v on one line without escaping <, > and & (they are data).
+func marshal(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+	return nil
+}
+
+// writeOut writes JSON text, with what a terminal would interpret escaped
+// when the output is one.
+func writeOut(o output.Options, b []byte) error {
+	if o.TTY {
+		b = sanitize.JSON(b)
+	}
+	_, err := o.Out.Write(b)
+	return ioErr(err)
+}
+
+func ioErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var k failure.Kinded
+	if errors.As(err, &k) {
+		return err
+	}
+	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+}
+
+func flushOut(w io.Writer) error {
+	if f, ok := w.(interface{ Flush() error }); ok {
+		return ioErr(f.Flush())
+	}
+	return nil
+}
+
+// jsonWriter writes one document, {"indicators": [...], "skipped": [...],
+// "summary": {...}}, an indicator per line as its answer comes; the
+// summary goes last because it is only known at the end.
+type jsonWriter struct {
+	o   output.Options
+	n   int
+	buf bytes.Buffer
+}
+
+func (w *jsonWriter) Add(ind report.Indicator) error {
+	j, err := newIndicatorJSON(ind)
+	if err != nil {
+		return err
+	}
+	w.buf.Reset()
+	if w.n == 0 {
+		w.buf.WriteString("{\"indicators\": [\n")
+	} else {
+		w.buf.WriteString(",\n")
+	}
+	w.n++
+	if err := marshal(&w.buf, j); err != nil {
+		return err
+	}
+	return writeOut(w.o, w.buf.Bytes())
+}
+
+func (w *jsonWriter) Flush() error { return flushOut(w.o.Out) }
+
+func (w *jsonWriter) Close(sum report.Summary, skipped []report.Skipped) error {
+	w.buf.Reset()
+	if w.n == 0 {
+		w.buf.WriteString("{\"indicators\": [],\n")
+	} else {
+		w.buf.WriteString("\n],\n")
+	}
+	w.buf.WriteString("\"skipped\": [")
+	for i, s := range skipped {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		w.buf.WriteString("\n")
+		if err := marshal(&w.buf, skippedJSON{Value: s.Value, Type: s.Type, Reason: s.Reason}); err != nil {
+			return err
+		}
+	}
+	if len(skipped) > 0 {
+		w.buf.WriteString("\n")
+	}
+	w.buf.WriteString("],\n\"summary\": ")
+	if err := marshal(&w.buf, newSummaryJSON(sum)); err != nil {
+		return err
+	}
+	w.buf.WriteString("}\n")
+	if err := writeOut(w.o, w.buf.Bytes()); err != nil {
+		return err
+	}
+	return flushOut(w.o.Out)
+}
+
+// ndjsonWriter writes a line per indicator, then a line per skipped value
+// (status "skipped"), then {"summary": ...}.
+type ndjsonWriter struct {
+	o   output.Options
+	buf bytes.Buffer
+}
+
+func (w *ndjsonWriter) Add(ind report.Indicator) error {
+	j, err := newIndicatorJSON(ind)
+	if err != nil {
+		return err
+	}
+	return w.line(j)
+}
+
+func (w *ndjsonWriter) line(v any) error {
+	w.buf.Reset()
+	if err := marshal(&w.buf, v); err != nil {
+		return err
+	}
+	w.buf.WriteByte('\n')
+	return writeOut(w.o, w.buf.Bytes())
+}
+
+func (w *ndjsonWriter) Flush() error { return flushOut(w.o.Out) }
+
+func (w *ndjsonWriter) Close(sum report.Summary, skipped []report.Skipped) error {
+	for _, s := range skipped {
+		if err := w.line(skippedJSON{Value: s.Value, Type: s.Type, Status: "skipped", Reason: s.Reason}); err != nil {
+			return err
+		}
+	}
+	if err := w.line(struct {
+		Summary summaryJSON `json:"summary"`
+	}{newSummaryJSON(sum)}); err != nil {
+		return err
+	}
+	return flushOut(w.o.Out)
+}
+
+// csvColumns: one row per indicator and matching resource; an indicator
+// with no match, a failed one and a skipped one are one row each. reason
+// is the skip reason or the service's unsupported_reason.
+var csvColumns = []string{"value", "type", "status", "resource", "label", "group",
+	"matched_column", "matched_value", "count", "detail_url", "reason", "error"}
+
+type csvWriter struct {
+	o      output.Options
+	defang bool
+	raw    bool
+	w      *csv.Writer
+	header bool
+}
+
+func newCSVWriter(o output.Options, opts *Options) *csvWriter {
+	return &csvWriter{o: o, defang: opts.Defang, raw: opts.CSVRaw, w: csv.NewWriter(o.Out)}
+}
+
+func (w *csvWriter) Add(ind report.Indicator) error {
+	value := w.indicator(ind.Value, ioc.Type(ind.Type))
+	status := string(ind.Status())
+	switch {
+	case ind.Err != nil:
+		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", "", ind.Err.Error())
+	case len(ind.Resp.Results) == 0:
+		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", ind.Resp.UnsupportedReason, "")
+	}
+	for _, r := range ind.Resp.Results {
+		mv := w.indicator(r.MatchedValue, ioc.Detect(r.MatchedValue))
+		if err := w.row(value, ind.Type, status, r.Resource, r.Label, r.Group, r.MatchedColumn, mv,
+			r.Count.String(), r.DetailURL, ind.Resp.UnsupportedReason, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *csvWriter) indicator(v string, t ioc.Type) string {
+	if w.defang {
+		return ioc.Defang(v, t)
+	}
+	return v
+}
+
+func (w *csvWriter) writeHeader() error {
+	if w.header {
+		return nil
+	}
+	w.header = true
+	return ioErr(w.w.Write(csvColumns))
+}
+
+func (w *csvWriter) row(cells ...string) error {
+	if err := w.writeHeader(); err != nil {
+		return err
+	}
+	for i, c := range cells {
+		if w.o.TTY {
+			c = sanitize.String(c)
+		}
+		if !w.raw {
+			c = output.CSVCell(c)
+		}
+		cells[i] = c
+	}
+	return ioErr(w.w.Write(cells))
+}
+
+func (w *csvWriter) Flush() error {
+	w.w.Flush()
+	if err := w.w.Error(); err != nil {
+		return ioErr(err)
+	}
+	return flushOut(w.o.Out)
+}
+
+func (w *csvWriter) Close(_ report.Summary, skipped []report.Skipped) error {
+	for _, s := range skipped {
+		v := w.indicator(s.Value, ioc.Type(s.Type))
+		if err := w.row(v, s.Type, "skipped", "", "", "", "", "", "", "", s.Reason, ""); err != nil {
+			return err
+		}
+	}
+	if err := w.writeHeader(); err != nil { // no indicator at all: the header alone
+		return err
+	}
+	return w.Flush()
+}
+
+// trimmed keeps of an answer what the table shows, so that a long report
+// does not hold every answer's bytes until the end.
+func trimmed(resp *api.SearchResponse) *api.SearchResponse {
+	if resp == nil {
+		return nil
+	}
+	t := &api.SearchResponse{DetectedType: resp.DetectedType, UnsupportedReason: resp.UnsupportedReason}
+	for _, r := range resp.Results {
+		t.Results = append(t.Results, api.Result{Resource: r.Resource, Label: r.Label, Group: r.Group, Count: r.Count})
+	}
+	return t
+}

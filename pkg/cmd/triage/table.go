@@ -1,0 +1,209 @@
+package triage
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// tableWriter keeps each indicator's status and the labels and counts of
+// its resources (not the answer's bytes) and prints at the end: a summary
+// line, the matched indicators with their resources, the others in short,
+// and the skipped ones with --show-skipped.
+type tableWriter struct {
+	o    output.Options
+	opts *Options
+	rep  report.Report
+}
+
+func (w *tableWriter) Add(ind report.Indicator) error {
+	ind.Resp = trimmed(ind.Resp)
+	w.rep.Indicators = append(w.rep.Indicators, ind)
+	return nil
+}
+
+// Flush does nothing: the table is printed whole at the end.
+func (w *tableWriter) Flush() error { return nil }
+
+func (w *tableWriter) Close(sum report.Summary, skipped []report.Skipped) error {
+	w.rep.Skipped = skipped
+	width := 0
+	if w.o.TTY {
+		width = w.opts.IO.TerminalWidth()
+	}
+	t := &tableText{o: w.o, defang: w.opts.Defang, width: width}
+	t.render(&w.rep, sum, w.opts.ShowSkipped)
+	if _, err := w.o.Out.Write(t.b.Bytes()); err != nil {
+		return ioErr(err)
+	}
+	return flushOut(w.o.Out)
+}
+
+// tableText lays a report out as text for a person.
+type tableText struct {
+	o      output.Options
+	defang bool
+	width  int // 0: no limit (not a terminal)
+	b      bytes.Buffer
+}
+
+// maxValueColumn bounds the value column: a longer value (a URL, a
+// SHA-512) takes its own width and the rest of its row moves over.
+const maxValueColumn = 40
+
+func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
+	fmt.Fprintf(&t.b, "%d indicators: %d matched, %d no match, %d unsupported, %d failed, %d skipped\n",
+		sum.Total+sum.Skipped, sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+	groups := map[report.Status][]report.Indicator{}
+	for _, ind := range rep.Indicators {
+		groups[ind.Status()] = append(groups[ind.Status()], ind)
+	}
+	t.matched(groups[report.Matched])
+	t.section("No match", rows(groups[report.NoMatch], func(report.Indicator) string { return "" }))
+	t.section("Unsupported", rows(groups[report.Unsupported], func(i report.Indicator) string { return i.Resp.UnsupportedReason }))
+	t.section("Failed", rows(groups[report.Failed], func(i report.Indicator) string { return i.Err.Error() }))
+	switch {
+	case len(rep.Skipped) == 0:
+	case showSkipped:
+		var rs []row
+		for _, s := range rep.Skipped {
+			rs = append(rs, row{s.Value, s.Type, s.Reason})
+		}
+		t.section("Skipped", rs)
+	default:
+		fmt.Fprintf(&t.b, "\n%d skipped before any lookup (--show-skipped lists them with the reasons)\n", len(rep.Skipped))
+	}
+}
+
+type row struct{ value, typ, detail string }
+
+func rows(inds []report.Indicator, detail func(report.Indicator) string) []row {
+	out := make([]row, len(inds))
+	for i, ind := range inds {
+		out[i] = row{ind.Value, ind.Type, detail(ind)}
+	}
+	return out
+}
+
+func (t *tableText) heading(title string, n int) {
+	t.b.WriteString("\n")
+	t.b.WriteString(t.style(fmt.Sprintf("%s (%d)", title, n)))
+	t.b.WriteString("\n")
+}
+
+func (t *tableText) style(s string) string {
+	if !t.o.Color {
+		return s
+	}
+	return "\x1b[1m" + s + "\x1b[0m"
+}
+
+// value is an indicator as shown: defanged on request, sanitized.
+func (t *tableText) value(v, typ string) string {
+	if t.defang {
+		v = ioc.Defang(v, ioc.Type(typ))
+	}
+	return sanitize.String(v)
+}
+
+// section prints rows as "value  type  detail", the value column as wide
+// as the longest value up to maxValueColumn.
+func (t *tableText) section(title string, rs []row) {
+	if len(rs) == 0 {
+		return
+	}
+	t.heading(title, len(rs))
+	vw, tw := 0, 0
+	for i := range rs {
+		rs[i].value = t.value(rs[i].value, rs[i].typ)
+		if n := utf8.RuneCountInString(rs[i].value); n <= maxValueColumn {
+			vw = max(vw, n)
+		}
+		tw = max(tw, len(rs[i].typ))
+	}
+	for _, r := range rs {
+		line := "  " + pad(r.value, vw) + "  " + pad(r.typ, tw)
+		if r.detail != "" {
+			line += "  " + sanitize.String(r.detail)
+		}
+		t.b.WriteString(strings.TrimRight(line, " "))
+		t.b.WriteString("\n")
+	}
+}
+
+// matched prints each matched indicator on a line with its type, and the
+// resources that matched ("label count", comma-separated) after it, or on
+// lines of their own when they do not fit the terminal.
+func (t *tableText) matched(inds []report.Indicator) {
+	if len(inds) == 0 {
+		return
+	}
+	t.heading("Matched", len(inds))
+	vw, tw := 0, 0
+	values := make([]string, len(inds))
+	for i, ind := range inds {
+		values[i] = t.value(ind.Value, ind.Type)
+		if n := utf8.RuneCountInString(values[i]); n <= maxValueColumn {
+			vw = max(vw, n)
+		}
+		tw = max(tw, len(ind.Type))
+	}
+	for i, ind := range inds {
+		head := "  " + pad(values[i], vw) + "  " + pad(ind.Type, tw) + "  "
+		res := resources(ind)
+		if t.width == 0 || utf8.RuneCountInString(head)+utf8.RuneCountInString(res) <= t.width {
+			t.b.WriteString(head + res + "\n")
+			continue
+		}
+		t.b.WriteString(strings.TrimRight(head, " ") + "\n")
+		t.wrap(res, "      ")
+	}
+}
+
+// resources is "Label count, Label count" for the results of a match.
+func resources(ind report.Indicator) string {
+	parts := make([]string, 0, len(ind.Resp.Results))
+	for _, r := range ind.Resp.Results {
+		label := r.Label
+		if label == "" {
+			label = r.Resource
+		}
+		label = sanitize.String(label)
+		if c := r.Count.String(); c != "" {
+			label += " " + sanitize.String(c)
+		}
+		parts = append(parts, label)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// wrap writes s over lines of at most t.width columns, each starting
+// with indent, breaking after the commas.
+func (t *tableText) wrap(s, indent string) {
+	line := indent
+	for i, part := range strings.Split(s, ", ") {
+		if i > 0 {
+			part = ", " + part
+		}
+		if utf8.RuneCountInString(line)+utf8.RuneCountInString(part) > t.width && line != indent {
+			t.b.WriteString(line + ",\n")
+			line = indent
+			part = strings.TrimPrefix(part, ", ")
+		}
+		line += part
+	}
+	t.b.WriteString(line + "\n")
+}
+
+func pad(s string, w int) string {
+	if n := utf8.RuneCountInString(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}

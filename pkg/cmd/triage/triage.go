@@ -1,0 +1,317 @@
+// Package triage is `tilookup triage`: every indicator of a report (text or
+// HTML) extracted, the noise skipped with a reason, the rest looked up in
+// bulk, and one report of what is known.
+package triage
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/triage"
+)
+
+// MaxConcurrency bounds -c, as for search.
+const MaxConcurrency = 64
+
+// Options are the parsed command line of one triage and what it needs from
+// its environment, as functions so that tests can replace them.
+type Options struct {
+	IO *iostreams.IOStreams
+	// Client builds the API client for this many requests in flight.
+	Client func(concurrency int) (*api.Client, error)
+	// Output resolves the output format and terminal facts.
+	Output func() (output.Options, error)
+	// StartSandbox runs the built-in server and points Client at it.
+	StartSandbox func() (io.Closer, error)
+	// Setting reads a config key (allowlist, warninglists) through every
+	// layer: flag, environment, profile, file.
+	Setting func(key string) (string, error)
+	// Now is the time of the lookups, for the report.
+	Now func() time.Time
+
+	Files       []string
+	Input       string // auto, text or html
+	Limit       int
+	Concurrency int
+	Rate        float64
+	NoSkip      bool
+	ShowSkipped bool
+	Defang      bool
+	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
+	CSVRaw      bool
+	TLP         string
+	Sandbox     bool
+}
+
+// NewCmd is `tilookup triage`. runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:     f.IO,
+		Client: func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
+		Output: func() (output.Options, error) { return cmdutil.OutputOptions(f, "") },
+		StartSandbox: func() (io.Closer, error) {
+			srv, err := f.StartSandbox()
+			if err != nil {
+				return nil, err
+			}
+			return srv, nil
+		},
+		Setting: f.Get,
+		Now:     time.Now,
+	}
+	cmd := &cobra.Command{
+		Use:   "triage [FILE...]",
+		Short: "Look up every indicator of a report, skipping the noise",
+		Long: `Triage reads a report, an e-mail or a ticket (the FILEs, or stdin when none;
+"-" is stdin too), extracts every indicator with the rules of extract, skips
+the ones not worth a lookup, searches the rest in bulk and reports what is
+known about them.
+
+HTML (by its name, or by its first bytes; --input html|text to say so) is read
+as a reader sees it: text and href values only, so an address in a script, a
+style or a tracking pixel's src is not taken for an indicator. For a PDF:
+pdftotext report.pdf - | tilookup triage
+
+Skipped before any request, each with its reason: private, loopback,
+link-local, CGNAT, multicast, reserved and unspecified addresses (not the
+documentation ranges); the values of --allowlist FILE (config allowlist: one
+value, address, CIDR block or domain per line, a domain covering its
+subdomains, # comments); and the values on the MISP warning lists under
+--warninglists DIR (config warninglists: a checkout of MISP's
+misp-warninglists; string, cidr, hostname and substring lists), as in
+tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists FILE.
+--no-skip looks everything up.
+
+The table shows a summary line, the matched indicators with the resources
+that matched, the others in short, and the skipped ones with --show-skipped.
+-o json is one document {"indicators", "skipped", "summary"}, written as the
+answers come (the summary last; its total counts the skipped too); -o ndjson
+one line per indicator, then one per skipped value, then {"summary": ...};
+-o csv one row per indicator and matching resource. --defang applies to table
+and CSV. -o md is Markdown for a ticket (defanged unless --defang=false) and
+-o stix one STIX 2.1 bundle (marked with --tlp); both are written once the
+last answer is in.
+
+The exit status is like grep's: 0 when any indicator matched, 1 when none
+did; a failed search wins with its code (the largest), 130 on Ctrl-C, after
+the report of what finished.`,
+		Example: `  tilookup triage --sandbox report.txt
+  pbpaste | tilookup triage --show-skipped
+  tilookup triage -o json mail.eml | jq -r '.indicators[] | select(.status=="matched") | .value'
+  tilookup triage -o csv --defang report.txt | head -5`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			opts.DefangSet = cmd.Flags().Changed("defang")
+			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
+				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
+			}
+			if opts.Rate < 0 {
+				return cmdutil.UsageError("--rate must be 0 (unlimited) or more")
+			}
+			if opts.Limit < 0 {
+				return cmdutil.UsageError("--limit must be a positive number")
+			}
+			if _, ok := triage.ParseFormat(opts.Input); !ok {
+				return cmdutil.UsageError("invalid --input %q: use auto, text or html", opts.Input)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Input, "input", "auto", "input `FORMAT`: auto, text or html")
+	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
+	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
+	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
+	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, "table: list the skipped values with their reasons")
+	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
+	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests a second (0: no limit)")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
+	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
+	_ = cmd.RegisterFlagCompletionFunc("input", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.MarkFlagDirname("warninglists")
+	cmdutil.AddNetworkFlags(cmd)
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	if len(opts.Files) == 0 && opts.IO.IsStdinTTY() {
+		return cmdutil.UsageError("give a FILE, or pipe a report on stdin")
+	}
+	skipper, err := newSkipper(opts)
+	if err != nil {
+		return err
+	}
+	outOpts, err := opts.Output()
+	if err != nil {
+		return err
+	}
+	if err := checkTLP(opts.TLP, outOpts.Format); err != nil {
+		return err
+	}
+	in, closeInputs, err := openInputs(opts)
+	if err != nil {
+		return err
+	}
+	defer closeInputs()
+	if opts.Sandbox {
+		srv, err := opts.StartSandbox()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
+	client, err := opts.Client(opts.Concurrency)
+	if err != nil {
+		return err
+	}
+	if err := client.SetRate(opts.Rate); err != nil {
+		return err
+	}
+	// Decoded answers: the status (unsupported) and the resources of the
+	// table and CSV need the fields; a report holds few enough values.
+	searcher := lookup.Dedup(lookup.Client(client, opts.Limit, false))
+
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	outOpts.Out = out
+	w, err := newWriter(outOpts, opts, reportTitle(opts.Files), opts.Now())
+	if err != nil {
+		return err
+	}
+	src := newSource(in, skipper)
+	defer src.stop()
+	s := &sink{w: w}
+	if opts.IO.IsStderrTTY() {
+		// Nothing shows on stdout before the end in most formats.
+		s.bar = newProgress(opts.IO.ErrOut)
+	}
+	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
+	s.bar.finish()
+	skipped := src.skippedSoFar()
+	sum := s.summary(skipped)
+	if err := w.Close(sum, skipped); err != nil && runErr == nil {
+		runErr = err
+	}
+	return s.tally.Err(runErr, true)
+}
+
+// checkTLP refuses --tlp where it means nothing, before any request.
+func checkTLP(tlp string, f output.Format) error {
+	if tlp == "" {
+		return nil
+	}
+	if f != output.STIX {
+		return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
+	}
+	_, err := export.ParseTLP(tlp)
+	return err
+}
+
+// newSkipper builds the skip rules from the flags and the config.
+func newSkipper(opts *Options) (*triage.Skipper, error) {
+	if opts.NoSkip {
+		return nil, nil
+	}
+	s := &triage.Skipper{Noise: true}
+	path, err := opts.Setting("allowlist")
+	if err != nil {
+		return nil, err
+	}
+	if path = expandHome(path); path != "" {
+		if s.Allow, err = triage.LoadAllowlist(path); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := opts.Setting("warninglists")
+	if err != nil {
+		return nil, err
+	}
+	if dir = expandHome(dir); dir != "" {
+		if s.Warn, err = triage.LoadWarninglists(dir); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// reportTitle names the run for the report's heading.
+func reportTitle(files []string) string {
+	if len(files) == 0 || len(files) == 1 && files[0] == "-" {
+		return "Triage of stdin"
+	}
+	return "Triage of " + strings.Join(files, ", ")
+}
+
+// sink takes the answers in input order and counts them.
+type sink struct {
+	w     writer
+	bar   *progress
+	tally failure.Tally
+	sum   report.Summary
+}
+
+func (s *sink) Add(r lookup.Result) error {
+	ind := indicatorOf(r)
+	s.tally.Add(r.Err, ind.Status() == report.Matched)
+	s.count(ind)
+	s.bar.add()
+	return s.w.Add(ind)
+}
+
+func (s *sink) Flush() error { return s.w.Flush() }
+
+func (s *sink) count(ind report.Indicator) {
+	if s.sum.ByType == nil {
+		s.sum.ByType = map[string]int{}
+	}
+	s.sum.Total++
+	s.sum.ByType[ind.Type]++
+	switch ind.Status() {
+	case report.Matched:
+		s.sum.Matched++
+	case report.NoMatch:
+		s.sum.NoMatch++
+	case report.Unsupported:
+		s.sum.Unsupported++
+	case report.Failed:
+		s.sum.Failed++
+	}
+}
+
+// summary is the run's counts; ByType covers every indicator found, the
+// skipped ones included, as the report's total does.
+func (s *sink) summary(skipped []report.Skipped) report.Summary {
+	sum := s.sum
+	sum.Skipped = len(skipped)
+	if sum.ByType == nil {
+		sum.ByType = map[string]int{}
+	}
+	for _, sk := range skipped {
+		sum.ByType[sk.Type]++
+	}
+	return sum
+}

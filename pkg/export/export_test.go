@@ -1,0 +1,92 @@
+package export
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+var lookedUp = time.Date(2026, 11, 22, 17, 5, 9, 123456789, time.UTC)
+
+// hostileLabel tries every way out of a Markdown table cell: a pipe, code,
+// an image, HTML, a link, emphasis, an entity, a bare URL, a line break.
+const hostileLabel = "Evil | feed `x` ![x](http://attacker.example/p.png) <img src=x onerror=alert(1)> [click](javascript:alert(1)) **bold** &lt;b&gt; www.attacker.example\nsecond line"
+
+func decode(t *testing.T, body string) *api.SearchResponse {
+	t.Helper()
+	resp, err := api.DecodeSearch([]byte(body))
+	if err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	return resp
+}
+
+const c2Match = `{"query":"198.51.100.7","detected_type":"ipv4","strategy":"exact","results":[
+ {"resource":"c2","label":"Botnet C2 servers","group":"network","matched_column":"ip","matched_value":"198.51.100.7","count":3,"detail_url":"https://ti.example/r/c2?q=198.51.100.7"},
+ {"resource":"scan","label":"Mass scanners","group":"network","matched_column":"src","matched_value":"198.51.100.7","count":12,"detail_url":"https://ti.example/r/scan?q=198.51.100.7"}]}`
+
+func oneValue(t *testing.T) *report.Report {
+	return &report.Report{Title: "198.51.100.7", Time: lookedUp, Indicators: []report.Indicator{
+		{Value: "198.51.100.7", Type: "ipv4", Resp: decode(t, c2Match)},
+	}}
+}
+
+func severalValues(t *testing.T) *report.Report {
+	return &report.Report{Title: "Search of 4 values", Time: lookedUp, Indicators: []report.Indicator{
+		{Value: "198.51.100.7", Type: "ipv4", Resp: decode(t, c2Match)},
+		{Value: "https://login-update.example.net/verify?id=1", Type: "url", Resp: decode(t, `{"query":"https://login-update.example.net/verify?id=1","detected_type":"url","results":[
+ {"resource":"phish","label":"Phishing URLs","group":"web","count":1,"detail_url":"https://ti.example/r/phish?id=9"}]}`)},
+		{Value: "quiet.example.org", Type: "domain", Resp: decode(t, `{"query":"quiet.example.org","detected_type":"domain","results":[]}`)},
+		{Value: "CVE-2021-44228", Type: "cve", Resp: decode(t, `{"query":"CVE-2021-44228","detected_type":"cve","results":[
+ {"resource":"kev","label":"Known exploited vulnerabilities","group":"vuln","count":1,"detail_url":"https://ti.example/r/kev/CVE-2021-44228"}]}`)},
+	}}
+}
+
+// triageRun is a triage-shaped report: a title naming the file, every
+// status, skipped values, and a hostile server.
+func triageRun(t *testing.T) *report.Report {
+	hostile := `{"query":"evil.example","detected_type":"domain","results":[
+ {"resource":"x|y","label":` + jsonString(hostileLabel) + `,"group":"<b>grp</b>","count":7,"detail_url":"javascript:alert(1)"},
+ {"resource":"z","label":"Pipes | in ) the (url","group":"g","count":1,"detail_url":"https://ti.example/d?q=a|b)&lt;x&gt;` + "`" + `"}]}`
+	return &report.Report{Title: "Triage of report.txt", Time: lookedUp, Indicators: []report.Indicator{
+		{Value: "evil.example", Type: "domain", Resp: decode(t, hostile)},
+		{Value: "44d88612fea8a8f36de82e1278abb02f", Type: "md5", Resp: decode(t, `{"query":"44d88612fea8a8f36de82e1278abb02f","detected_type":"md5","results":[
+ {"resource":"mal","label":"Malware hashes","group":"files","count":2,"detail_url":"https://ti.example/r/mal?h=44d8"}]}`)},
+		{Value: "user@phish.example", Type: "email", Resp: decode(t, `{"query":"user@phish.example","detected_type":"email","results":[]}`)},
+		{Value: "odd-thing", Type: "unknown", Resp: decode(t, `{"query":"odd-thing","detected_type":"unknown","unsupported_reason":"not a <known> | type","results":[]}`)},
+		{Value: "203.0.113.9", Type: "ipv4", Err: failure.New(failure.Server, "503 Service Unavailable: the service failed; try again later")},
+	}, Skipped: []report.Skipped{
+		{Value: "10.0.0.1", Type: "ipv4", Reason: "private address"},
+		{Value: "example.com", Type: "domain", Reason: "allow-list (docs | *examples*)"},
+	}}
+}
+
+func jsonString(s string) string { return jcsString(s) }
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pkg/export -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./pkg/export -update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}

@@ -1,0 +1,98 @@
+package export
+
+import (
+	"crypto/rand"
+	"crypto/sha1"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// scoNamespace is the UUIDv5 namespace STIX 2.1 (section 2.9) fixes for
+// the deterministic ids of cyber-observable objects, so that every
+// producer names the same observable with the same id.
+var scoNamespace = [16]byte{0x00, 0xab, 0xed, 0xb4, 0xaa, 0x42, 0x46, 0x6c, 0x9c, 0x01, 0xfe, 0xd2, 0x33, 0x15, 0xa9, 0xb7}
+
+// scoID is the deterministic id of an observable whose only
+// ID-contributing property is the one given: {"value": v} for addresses,
+// domains, URLs and e-mail addresses, {"hashes": {"SHA-256": v}} for a
+// file known by one hash. The name hashed is the RFC 8785 (JCS) form of
+// that object, which for one key is the compact JSON below.
+func scoID(typ, key string, value string, hashAlgo string) string {
+	var name string
+	if hashAlgo != "" {
+		name = `{"` + key + `":{` + jcsString(hashAlgo) + `:` + jcsString(value) + `}}`
+	} else {
+		name = `{"` + key + `":` + jcsString(value) + `}`
+	}
+	return typ + "--" + uuid5(scoNamespace, name)
+}
+
+// uuid5 is RFC 4122's name-based UUID with SHA-1.
+func uuid5(ns [16]byte, name string) string {
+	h := sha1.New()
+	h.Write(ns[:])
+	io.WriteString(h, name)
+	var u [16]byte
+	copy(u[:], h.Sum(nil))
+	u[6] = u[6]&0x0f | 0x50
+	u[8] = u[8]&0x3f | 0x80
+	return formatUUID(u)
+}
+
+// uuid4 is a random UUID read from r (crypto/rand when nil), for the
+// objects STIX wants unique per creation: indicators, relationships,
+// vulnerabilities, the bundle.
+func uuid4(r io.Reader) (string, error) {
+	if r == nil {
+		r = rand.Reader
+	}
+	var u [16]byte
+	if _, err := io.ReadFull(r, u[:]); err != nil {
+		return "", fmt.Errorf("cannot make a random id: %w", err)
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return formatUUID(u), nil
+}
+
+func formatUUID(u [16]byte) string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// jcsString is a JSON string as RFC 8785 serialises it (ECMAScript's
+// JSON.stringify): only '"', '\\' and the C0 controls are escaped, with
+// the short forms where they exist; everything else, '<', '&', U+2028 and
+// non-ASCII included, is written as UTF-8. encoding/json escapes more, so
+// it would give other ids than every other STIX producer.
+func jcsString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r) // invalid UTF-8 becomes U+FFFD, as JSON would
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

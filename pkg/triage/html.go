@@ -1,0 +1,160 @@
+package triage
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MaxHTMLToken bounds one token of an HTML document (a text run, a tag with
+// its attributes), so that a page with no tags in sight cannot make the
+// tokenizer hold all of it.
+const MaxHTMLToken = 8 << 20
+
+// ErrHTMLToken is returned when a token is longer than MaxHTMLToken.
+var ErrHTMLToken = errors.New("an HTML token longer than 8 MiB (read the input as text with --input text)")
+
+// HTMLText reads an HTML document as the text a reader sees, one block
+// element per line, plus the value of every href attribute on a line of its
+// own. Scripts, styles, comments and other attributes are left out, so that
+// an address in a tracking pixel's src or a script's string is not taken
+// for an indicator of the report. It streams: memory is bounded by the
+// longest token.
+func HTMLText(r io.Reader) io.Reader {
+	z := html.NewTokenizer(r)
+	z.SetMaxBuf(MaxHTMLToken)
+	return &htmlReader{z: z}
+}
+
+type htmlReader struct {
+	z      *html.Tokenizer
+	buf    []byte
+	out    []byte // what Read has not handed out yet
+	hidden atom.Atom
+	err    error
+}
+
+func (h *htmlReader) Read(p []byte) (int, error) {
+	for len(h.out) == 0 && h.err == nil {
+		h.buf = h.buf[:0]
+		h.step()
+		h.out = h.buf
+	}
+	n := copy(p, h.out)
+	h.out = h.out[n:]
+	if n > 0 {
+		return n, nil
+	}
+	return 0, h.err
+}
+
+// step reads one token and appends its text to buf.
+func (h *htmlReader) step() {
+	switch h.z.Next() {
+	case html.ErrorToken:
+		h.err = h.z.Err()
+		if errors.Is(h.err, html.ErrBufferExceeded) {
+			h.err = ErrHTMLToken
+		}
+	case html.TextToken:
+		if h.hidden == 0 {
+			h.buf = append(h.buf, h.z.Text()...)
+		}
+	case html.StartTagToken, html.SelfClosingTagToken:
+		name, hasAttr := h.z.TagName()
+		a := atom.Lookup(name)
+		if hidesText(a) && h.hidden == 0 {
+			h.hidden = a
+		}
+		h.breakLine(a)
+		for hasAttr {
+			var key, val []byte
+			key, val, hasAttr = h.z.TagAttr()
+			if string(key) == "href" && h.hidden == 0 {
+				h.buf = append(h.buf, '\n')
+				h.buf = append(h.buf, bytes.TrimSpace(val)...)
+				h.buf = append(h.buf, '\n')
+			}
+		}
+	case html.EndTagToken:
+		name, _ := h.z.TagName()
+		a := atom.Lookup(name)
+		if a != 0 && a == h.hidden {
+			h.hidden = 0
+		}
+		h.breakLine(a)
+	}
+}
+
+// breakLine ends the line at an element that is not inline, so that the
+// cells of a table or the items of a list never run into one word.
+func (h *htmlReader) breakLine(a atom.Atom) {
+	if !isInline(a) {
+		h.buf = append(h.buf, '\n')
+	}
+}
+
+// hidesText is an element whose content is not text for a reader.
+func hidesText(a atom.Atom) bool {
+	return a == atom.Script || a == atom.Style || a == atom.Template
+}
+
+// isInline is an element that does not break a word: "evil<b>.</b>example"
+// is one name.
+func isInline(a atom.Atom) bool {
+	switch a {
+	case atom.A, atom.Abbr, atom.B, atom.Bdi, atom.Bdo, atom.Cite, atom.Code, atom.Data,
+		atom.Dfn, atom.Em, atom.Font, atom.I, atom.Kbd, atom.Mark, atom.Q, atom.S,
+		atom.Samp, atom.Small, atom.Span, atom.Strike, atom.Strong, atom.Sub, atom.Sup,
+		atom.Time, atom.Tt, atom.U, atom.Var, atom.Wbr, atom.Ins, atom.Del, atom.Label:
+		return true
+	}
+	return false
+}
+
+// Format is how an input is read.
+type Format string
+
+const (
+	Auto Format = "auto" // HTML when the name or the first bytes say so
+	Text Format = "text"
+	HTML Format = "html"
+)
+
+// ParseFormat checks an --input value.
+func ParseFormat(s string) (Format, bool) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
+	case Auto, Text, HTML:
+		return f, true
+	}
+	return "", false
+}
+
+// Open returns the text of one input: r as it is, or read as HTML when f
+// says so or, for Auto, when name ends in .html, .htm or .xhtml or the
+// first bytes look like HTML (as a browser sniffs content).
+func Open(r io.Reader, name string, f Format) io.Reader {
+	switch f {
+	case Text:
+		return r
+	case HTML:
+		return HTMLText(r)
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".html", ".htm", ".xhtml":
+		return HTMLText(r)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(512)
+	if strings.HasPrefix(http.DetectContentType(head), "text/html") {
+		return HTMLText(br)
+	}
+	return br
+}

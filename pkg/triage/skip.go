@@ -1,0 +1,214 @@
+// Package triage holds what `tilookup triage` needs besides the lookup
+// pipeline: the rules that skip noise before any quota is spent (reserved
+// addresses, an allow-list, MISP warning lists) and the reading of HTML
+// reports as text.
+package triage
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
+
+// Skipper decides which indicators are not worth a lookup. The zero value
+// skips nothing; a nil *Skipper too.
+type Skipper struct {
+	// Noise skips private, loopback, link-local, CGNAT, multicast,
+	// reserved and unspecified addresses (the documentation ranges are
+	// real lookups: the sandbox and many write-ups use them).
+	Noise bool
+	Allow *Allowlist
+	Warn  *Warninglists
+}
+
+// Reason says why value (of type t, as extract typed it) is skipped, or ""
+// when it should be looked up. A URL or an e-mail address is judged by its
+// host as well as by its whole value.
+func (s *Skipper) Reason(value string, t ioc.Type) string {
+	if s == nil {
+		return ""
+	}
+	for _, c := range candidates(value, t) {
+		if s.Noise && c.addr.IsValid() {
+			if r := addrNoise(c.addr); r != "" {
+				return r
+			}
+		}
+		if r := s.Allow.match(c); r != "" {
+			return r
+		}
+		if r := s.Warn.match(c); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// candidate is one form of an indicator that a rule may match: the value
+// itself, or the host of a URL or an e-mail address.
+type candidate struct {
+	value string // lower case
+	typ   ioc.Type
+	addr  netip.Addr // set when value is an address
+}
+
+func candidates(value string, t ioc.Type) []candidate {
+	out := []candidate{newCandidate(value, t)}
+	if host := hostOf(value, t); host != "" {
+		out = append(out, newCandidate(host, ioc.Detect(host)))
+	}
+	return out
+}
+
+func newCandidate(v string, t ioc.Type) candidate {
+	c := candidate{value: strings.ToLower(v), typ: t}
+	if t == ioc.IPv4 || t == ioc.IPv6 {
+		if a, err := netip.ParseAddr(strings.Trim(v, "[]")); err == nil {
+			c.addr = a.Unmap()
+		}
+	}
+	return c
+}
+
+// hostOf is the host of a URL or the domain of an e-mail address.
+func hostOf(v string, t ioc.Type) string {
+	switch t {
+	case ioc.URL:
+		u, err := url.Parse(v)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSuffix(u.Hostname(), ".")
+	case ioc.Email:
+		if at := strings.LastIndexByte(v, '@'); at >= 0 {
+			return strings.Trim(v[at+1:], "[]")
+		}
+	}
+	return ""
+}
+
+// noiseRange is an address block that no threat-intelligence service has
+// anything to say about.
+type noiseRange struct {
+	prefix netip.Prefix
+	reason string
+}
+
+// noiseRanges are the blocks that netip.Addr has no method for; built on
+// first use so that start-up pays nothing.
+var noiseRanges = sync.OnceValue(func() []noiseRange {
+	blocks := []struct{ cidr, reason string }{
+		{"100.64.0.0/10", "CGNAT address (shared address space)"},
+		{"0.0.0.0/8", "reserved address (this network)"},
+		{"192.0.0.0/24", "reserved address (IETF protocol assignments)"},
+		{"198.18.0.0/15", "reserved address (benchmarking)"},
+		{"240.0.0.0/4", "reserved address"},
+		{"100::/64", "reserved address (discard)"},
+		{"fec0::/10", "reserved address (site-local)"},
+	}
+	out := make([]noiseRange, len(blocks))
+	for i, b := range blocks {
+		out[i] = noiseRange{netip.MustParsePrefix(b.cidr), b.reason}
+	}
+	return out
+})
+
+// addrNoise is why an address is noise, or "".
+func addrNoise(a netip.Addr) string {
+	switch {
+	case a.IsUnspecified():
+		return "unspecified address"
+	case a.IsLoopback():
+		return "loopback address"
+	case a.IsPrivate():
+		return "private address"
+	case a.IsLinkLocalUnicast():
+		return "link-local address"
+	case a.IsMulticast():
+		return "multicast address"
+	}
+	for _, r := range noiseRanges() {
+		if r.prefix.Contains(a) {
+			return r.reason
+		}
+	}
+	return ""
+}
+
+// prefixSet finds the first entry whose prefix holds an address, with one
+// map lookup per prefix length in use rather than a scan of every entry
+// (cloud ranges in warning lists run to thousands).
+type prefixSet struct {
+	byLen map[int]map[netip.Prefix]int
+	lens  []int // in the order they first appeared
+}
+
+// add stores entry for pfx and returns it, or the entry pfx already has.
+func (p *prefixSet) add(pfx netip.Prefix, entry int) int {
+	pfx = pfx.Masked()
+	if p.byLen == nil {
+		p.byLen = map[int]map[netip.Prefix]int{}
+	}
+	m := p.byLen[pfx.Bits()]
+	if m == nil {
+		m = map[netip.Prefix]int{}
+		p.byLen[pfx.Bits()] = m
+		p.lens = append(p.lens, pfx.Bits())
+	}
+	if e, ok := m[pfx]; ok {
+		return e
+	}
+	m[pfx] = entry
+	return entry
+}
+
+// find returns the entries whose prefix holds a, in no particular order.
+func (p *prefixSet) find(a netip.Addr, fn func(entry int) bool) {
+	for _, bits := range p.lens {
+		pfx, err := a.Prefix(bits)
+		if err != nil {
+			continue // an IPv4 length over 32, or the other family
+		}
+		if e, ok := p.byLen[bits][pfx]; ok && pfx.Addr().Is4() == a.Is4() && fn(e) {
+			return
+		}
+	}
+}
+
+// parsePrefix reads "192.0.2.0/24" or a bare address as a prefix.
+func parsePrefix(s string) (netip.Prefix, bool) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, false
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		return p, p.IsValid()
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, false
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), true
+}
+
+// domainSuffixes walks a host name and each parent domain: a.b.example.com,
+// b.example.com, example.com, com.
+func domainSuffixes(host string, fn func(string) bool) {
+	for {
+		if fn(host) {
+			return
+		}
+		i := strings.IndexByte(host, '.')
+		if i < 0 {
+			return
+		}
+		host = host[i+1:]
+	}
+}
