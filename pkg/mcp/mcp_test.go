@@ -16,9 +16,9 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
-	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sandbox"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // session is a client of a server under test, connected over pipes so
@@ -574,22 +574,37 @@ func TestTriageBudget(t *testing.T) {
 	}
 }
 
-func TestNoise(t *testing.T) {
-	for _, c := range []struct{ v, typ, want string }{
-		{"10.0.0.1", "ipv4", "private address"},
-		{"127.0.0.1", "ipv4", "loopback address"},
-		{"169.254.1.1", "ipv4", "link-local address"},
-		{"100.64.3.4", "ipv4", "shared address space (carrier-grade NAT)"},
-		{"fd00::1", "ipv6", "private address"},
-		{"::ffff:192.168.1.1", "ipv6", "private address"},
-		{"http://192.168.1.1/x", "url", "URL on a private address"},
-		{"203.0.113.66", "ipv4", ""},
-		{"8.8.8.8", "ipv4", ""},
-		{"http://evil.example/", "url", ""},
-		{"localhost", "domain", "loopback name"},
-	} {
-		if got := noise(c.v, ioc.Type(c.typ)); got != c.want {
-			t.Errorf("noise(%s) = %q, want %q", c.v, got, c.want)
-		}
+func TestTriageSkipRulesAndHTML(t *testing.T) {
+	cfg := sandboxConfig(t, sandbox.DemoToken)
+	allow, err := triage.ReadAllowlist(strings.NewReader("unknown-host.example\n"), "allow.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Skipper = func() (*triage.Skipper, error) { return &triage.Skipper{Noise: true, Allow: allow}, nil }
+	s := connect(t, cfg)
+	html := `<html><head><title>x</title></head><body><p>Dropper <b>44d88612fea8a8f36de82e1278abb02f</b> talked to <a href="#">unknown-host.example</a> and 100.64.1.1</p></body></html>`
+	res, out := s.call(t, "triage", map[string]any{"text": html})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	got, _ := json.Marshal(out["skipped"])
+	if !strings.Contains(string(got), `"value":"unknown-host.example"`) || !strings.Contains(string(got), "CGNAT") {
+		t.Fatalf("skipped %s", got)
+	}
+	if sum := out["summary"].(map[string]any); sum["total"] != 1.0 || sum["matched"] != 1.0 {
+		t.Fatalf("summary %v", sum)
+	}
+	res, _ = s.call(t, "triage", map[string]any{"text": "x", "format": "pdf"})
+	if !res.IsError {
+		t.Fatal("format pdf accepted")
+	}
+
+	cfg.Skipper = func() (*triage.Skipper, error) {
+		return nil, failure.New(failure.Config, "cannot read the allow-list /nope: no such file or directory")
+	}
+	s = connect(t, cfg)
+	res, _ = s.call(t, "triage", map[string]any{"text": html})
+	if !res.IsError || !strings.Contains(text(res), "allow-list") {
+		t.Fatalf("%v %q", res.IsError, text(res))
 	}
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,7 +97,7 @@ func extractTool() *sdk.Tool {
 }
 
 func (t *tools) extract(_ context.Context, _ *sdk.CallToolRequest, in extractInput) (*sdk.CallToolResult, extractOutput, error) {
-	all, err := extractAll(in.Text, in.Types)
+	all, err := extractFrom(strings.NewReader(in.Text), in.Types)
 	if err != nil {
 		return nil, extractOutput{}, err
 	}
@@ -110,9 +111,9 @@ func (t *tools) extract(_ context.Context, _ *sdk.CallToolRequest, in extractInp
 	})
 }
 
-// extractAll is every indicator of text, of the given types (all when
-// none is given).
-func extractAll(text string, typeNames []string) ([]extracted, error) {
+// extractFrom is every indicator of r, of the given types (all when none
+// is given).
+func extractFrom(r io.Reader, typeNames []string) ([]extracted, error) {
 	var types []ioc.Type
 	if len(typeNames) > 0 {
 		var err error
@@ -121,7 +122,7 @@ func extractAll(text string, typeNames []string) ([]extracted, error) {
 		}
 	}
 	all := []extracted{}
-	err := ioc.ExtractReader(strings.NewReader(text), types, func(ind ioc.Indicator) error {
+	err := ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
 		all = append(all, extracted{Value: sanitize.String(ind.Value), Type: string(ind.Type)})
 		return nil
 	})

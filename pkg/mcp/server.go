@@ -20,6 +20,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // Config is what the tools need from the CLI: the same clients, settings
@@ -32,6 +33,9 @@ type Config struct {
 	Searcher func(limit int) (lookup.Searcher, error)
 	// EventsMe calls GET /api/events/me and returns the body.
 	EventsMe func(ctx context.Context) ([]byte, error)
+	// Skipper returns triage's skip rules (noise, allow-list, warning
+	// lists) as the CLI's triage has them; nil skips the noise only.
+	Skipper func() (*triage.Skipper, error)
 	// MaxBytes is the budget of one tool response (mcp_max_bytes).
 	MaxBytes int
 	// Concurrency is how many lookups of one call are in flight at once.
@@ -51,6 +55,9 @@ func New(cfg Config) *sdk.Server {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
 	cfg.Concurrency = max(cfg.Concurrency, 1)
+	if cfg.Skipper == nil {
+		cfg.Skipper = func() (*triage.Skipper, error) { return &triage.Skipper{Noise: true}, nil }
+	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "tilookup", Title: "tilookup threat-intelligence lookups", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
 	t := &tools{cfg: cfg}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/netip"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -15,11 +13,13 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 type triageInput struct {
-	Text  string `json:"text" jsonschema:"the report, e-mail or notes to triage, as pasted (text or HTML)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"ask the service for at most this many results per indicator"`
+	Text   string `json:"text" jsonschema:"the report, e-mail or notes to triage, as pasted (text or HTML)"`
+	Format string `json:"format,omitempty" jsonschema:"how to read text: auto (HTML when it looks like HTML), text or html"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"ask the service for at most this many results per indicator"`
 }
 
 type triageOutput struct {
@@ -70,16 +70,26 @@ const maxTriage = MaxValues
 func triageTool() *sdk.Tool {
 	in := schemaFor[triageInput]()
 	in.Properties["limit"].Minimum = new(1.0)
+	format := in.Properties["format"]
+	format.Enum, format.Default = []any{"auto", "text", "html"}, json.RawMessage(`"auto"`)
 	return &sdk.Tool{
 		Name:        "triage",
 		Annotations: readOnly("Triage a report", true),
 		InputSchema: in,
-		Description: fmt.Sprintf(`Triage a pasted report, e-mail or notes: extract every indicator of compromise, skip the noise (private, loopback, link-local, multicast and reserved addresses) with the reason, look the rest up (at most %d per call), and return a summary (counts by status and type), each indicator with its status and matching resources (label, group, count, detail_url), and the skipped values. Matched indicators come first.`, maxTriage) + dataWarning,
+		Description: fmt.Sprintf(`Triage a pasted report, e-mail or notes (text or HTML): extract every indicator of compromise, skip the noise with the reason (private, loopback, link-local, CGNAT, multicast and reserved addresses, and the values of the configured allow-list and MISP warning lists), look the rest up (at most %d per call), and return a summary (counts by status and type), each indicator with its status and matching resources (label, group, count, detail_url), and the skipped values. Matched indicators come first.`, maxTriage) + dataWarning,
 	}
 }
 
 func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInput) (*sdk.CallToolResult, triageOutput, error) {
-	found, err := extractAll(in.Text, nil)
+	skipper, err := t.cfg.Skipper()
+	if err != nil {
+		return nil, triageOutput{}, err
+	}
+	format, ok := triage.ParseFormat(cmp.Or(in.Format, "auto"))
+	if !ok {
+		return nil, triageOutput{}, failure.New(failure.Usage, "format %q: want auto, text or html", in.Format)
+	}
+	found, err := extractFrom(triage.Open(strings.NewReader(in.Text), "", format), nil)
 	if err != nil {
 		return nil, triageOutput{}, err
 	}
@@ -89,8 +99,8 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	var values []string
 	var skipped []skippedValue
 	for _, f := range found {
-		if reason := noise(f.Value, ioc.Type(f.Type)); reason != "" {
-			skipped = append(skipped, skippedValue{Value: f.Value, Type: f.Type, Reason: reason})
+		if reason := skipper.Reason(f.Value, ioc.Type(f.Type)); reason != "" {
+			skipped = append(skipped, skippedValue{Value: f.Value, Type: f.Type, Reason: clean(reason, maxString)})
 			continue
 		}
 		values = append(values, f.Value)
@@ -116,74 +126,6 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	r := &triageRender{rep: &rep, notLooked: notLooked, notLookedFrom: clean(notLookedFrom, maxString), budget: t.cfg.MaxBytes}
 	sum := rep.Summarize()
 	return fit(t.cfg.MaxBytes, levelIndicators+sum.Total-sum.NoMatch+1, r.render)
-}
-
-// noise is why an indicator is not worth a lookup, or "": addresses that
-// name no host on the internet (private, loopback, link-local, multicast,
-// reserved), and URLs on them.
-func noise(value string, t ioc.Type) string {
-	switch t {
-	case ioc.IPv4, ioc.IPv6:
-		return addrNoise(value)
-	case ioc.URL:
-		u, err := url.Parse(value)
-		if err != nil {
-			return ""
-		}
-		if r := addrNoise(u.Hostname()); r != "" {
-			return "URL on a " + r
-		}
-	case ioc.Domain:
-		if value == "localhost" || strings.HasSuffix(value, ".localhost") {
-			return "loopback name"
-		}
-	}
-	return ""
-}
-
-func addrNoise(s string) string {
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return ""
-	}
-	a = a.Unmap()
-	switch {
-	case a.IsLoopback():
-		return "loopback address"
-	case a.IsPrivate():
-		return "private address"
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return "link-local address"
-	case a.IsMulticast():
-		return "multicast address"
-	case a.IsUnspecified():
-		return "unspecified address"
-	}
-	for _, r := range reserved() {
-		if r.prefix.Contains(a) {
-			return r.reason
-		}
-	}
-	return ""
-}
-
-type reservedRange struct {
-	prefix netip.Prefix
-	reason string
-}
-
-// reserved lists the special-purpose ranges (RFC 6890) that name no host
-// on the internet, beyond what netip tells. The documentation ranges are
-// not among them: reports and the sandbox use them for real examples.
-func reserved() []reservedRange {
-	return []reservedRange{
-		{netip.MustParsePrefix("0.0.0.0/8"), "reserved address (this network)"},
-		{netip.MustParsePrefix("100.64.0.0/10"), "shared address space (carrier-grade NAT)"},
-		{netip.MustParsePrefix("192.0.0.0/24"), "reserved address (IETF protocol assignments)"},
-		{netip.MustParsePrefix("198.18.0.0/15"), "reserved address (benchmarking)"},
-		{netip.MustParsePrefix("240.0.0.0/4"), "reserved address"},
-		{netip.MustParsePrefix("100::/64"), "reserved address (discard-only)"},
-	}
 }
 
 // triageRender renders the report at each level of cutting.

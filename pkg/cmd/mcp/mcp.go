@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	server "github.com/tilookup/tilookup/pkg/mcp"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // MaxConcurrency bounds -c, as for search.
@@ -140,6 +142,7 @@ func run(ctx context.Context, opts *Options) error {
 		Version:     opts.Version,
 		Searcher:    c.searcher,
 		EventsMe:    c.eventsMe,
+		Skipper:     c.skipper,
 		MaxBytes:    maxBytes,
 		Concurrency: opts.Concurrency,
 	})
@@ -182,14 +185,58 @@ func readToken(file string) (string, error) {
 	return tok, nil
 }
 
-// clients builds each API client once, on first use, so that the offline
-// tools work without a base URL or token; a failure is retried on the
-// next call, where the tool reports it.
+// clients builds each API client, and triage's skip rules, once, on first
+// use, so that the offline tools work without a base URL or token; a
+// failure is retried on the next call, where the tool reports it.
 type clients struct {
 	opts   *Options
 	mu     sync.Mutex
 	search *api.Client
 	events *api.Client
+	skip   *triage.Skipper
+}
+
+// skipper is triage's skip rules as the CLI's triage builds them: the
+// noise, and the allow-list and MISP warning lists of the configuration.
+func (c *clients) skipper() (*triage.Skipper, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.skip != nil {
+		return c.skip, nil
+	}
+	s := &triage.Skipper{Noise: true}
+	path, err := c.opts.Setting("allowlist")
+	if err != nil {
+		return nil, err
+	}
+	if path = expandHome(path); path != "" {
+		if s.Allow, err = triage.LoadAllowlist(path); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := c.opts.Setting("warninglists")
+	if err != nil {
+		return nil, err
+	}
+	if dir = expandHome(dir); dir != "" {
+		if s.Warn, err = triage.LoadWarninglists(dir); err != nil {
+			return nil, err
+		}
+	}
+	c.skip = s
+	return s, nil
+}
+
+// expandHome expands a leading ~/ as a shell would, for paths written in
+// the config file.
+func expandHome(p string) string {
+	p = strings.TrimSpace(p)
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
 }
 
 func (c *clients) searcher(limit int) (lookup.Searcher, error) {

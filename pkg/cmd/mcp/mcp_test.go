@@ -83,7 +83,12 @@ func testOptions(t *testing.T, ios *iostreams.IOStreams, budget string) *Options
 		Client: func(cmdutil.ClientFor, int) (*api.Client, error) {
 			return api.New(api.Options{BaseURL: srv.SearchURL, EventsBaseURL: srv.EventsURL, Token: sandbox.DemoToken, Transport: transport}, false)
 		},
-		Setting:     func(string) (string, error) { return budget, nil },
+		Setting: func(key string) (string, error) {
+			if key == "mcp_max_bytes" {
+				return budget, nil
+			}
+			return "", nil
+		},
 		Concurrency: 4,
 	}
 }
@@ -238,5 +243,30 @@ func TestCount(t *testing.T) {
 		if r, a := count([]byte(line)); r != want[0] || a != want[1] {
 			t.Errorf("count(%s) = %d requests, %d answers; want %v", line, r, a, want)
 		}
+	}
+}
+
+func TestSkipperFromSettings(t *testing.T) {
+	dir := t.TempDir()
+	allow := filepath.Join(dir, "allow.txt")
+	if err := os.WriteFile(allow, []byte("# ours\n198.51.100.0/24\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{"allowlist": allow}
+	c := &clients{opts: &Options{Setting: func(k string) (string, error) { return settings[k], nil }}}
+	s, err := c.skipper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Reason("198.51.100.7", "ipv4"); r == "" {
+		t.Error("the allow-list of the settings is not used")
+	}
+	if r := s.Reason("10.0.0.1", "ipv4"); r != "private address" {
+		t.Errorf("noise: %q", r)
+	}
+	settings["allowlist"] = filepath.Join(dir, "missing.txt")
+	c = &clients{opts: c.opts}
+	if _, err := c.skipper(); err == nil || !strings.Contains(err.Error(), "missing.txt") {
+		t.Fatalf("a missing allow-list: %v", err)
 	}
 }
