@@ -18,7 +18,15 @@ const DefaultMaxBytes = 30 << 10
 
 // MinMaxBytes is the smallest budget accepted: below it not even the note
 // saying what was left out fits beside a few values.
-const MinMaxBytes = 2 << 10
+const MinMaxBytes = 4 << 10
+
+// A value named in a note or a list of what was left out is cut to
+// noteRunes, and such a list names at most maxListed: the smallest answer
+// must fit the smallest budget whatever the values.
+const (
+	noteRunes = 100
+	maxListed = 10
+)
 
 // envelope is what the JSON-RPC response around a tool result costs at
 // most: {"jsonrpc":"2.0","id":…,"result":{"content":[{"type":"text",

@@ -317,8 +317,9 @@ func TestSearchBudget(t *testing.T) {
 		}
 		shown := len(out["values"].([]any))
 		omitted, _ := out["omitted_values"].([]any)
-		if shown+len(omitted) != len(args["values"].([]string)) {
-			t.Fatalf("%d shown + %d omitted != %d values", shown, len(omitted), len(args["values"].([]string)))
+		total := len(args["values"].([]string))
+		if left := total - shown; len(omitted) != min(left, 10) || left > 0 && !strings.Contains(note, plural(left, "value")+" left out") {
+			t.Fatalf("%d shown of %d, %d listed as omitted; note %q", shown, total, len(omitted), note)
 		}
 		if shown == 0 {
 			t.Fatalf("%v: nothing shown", args)
@@ -606,5 +607,43 @@ func TestTriageSkipRulesAndHTML(t *testing.T) {
 	res, _ = s.call(t, "triage", map[string]any{"text": html})
 	if !res.IsError || !strings.Contains(text(res), "allow-list") {
 		t.Fatalf("%v %q", res.IsError, text(res))
+	}
+}
+
+// At the smallest budget, with the longest values there are and answers
+// for all of them, every tool still answers within the budget.
+func TestSmallestBudgetLongestValues(t *testing.T) {
+	const budget = MinMaxBytes
+	long := func(i int) string { return fmt.Sprintf("https://evil.example/%d/%s", i, strings.Repeat("a", 4000)) }
+	s := connect(t, fakeConfig(budget, func(v string) (*api.SearchResponse, error) { return bigAnswer(v, 3, 3), nil }))
+	var values []string
+	var report strings.Builder
+	for i := range MaxValues {
+		values = append(values, long(i))
+		report.WriteString(long(i) + "\n")
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"values": values}},
+		{"search", map[string]any{"values": values[:1]}},
+		{"detect", map[string]any{"values": values}},
+		{"extract", map[string]any{"text": report.String()}},
+		{"triage", map[string]any{"text": report.String() + "10.0.0.1\n" + long(1000)}},
+	} {
+		s.lines.mu.Lock()
+		s.lines.sizes = nil
+		s.lines.mu.Unlock()
+		res, out := s.call(t, c.tool, c.args)
+		if res.IsError {
+			t.Fatalf("%s: %s", c.tool, text(res))
+		}
+		if got := s.lines.largest(); got > budget {
+			t.Errorf("%s: a message of %d bytes, budget %d", c.tool, got, budget)
+		}
+		if out["truncated"] == nil {
+			t.Errorf("%s: no note", c.tool)
+		}
 	}
 }

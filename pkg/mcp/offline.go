@@ -63,7 +63,7 @@ func (t *tools) detect(_ context.Context, _ *sdk.CallToolRequest, in detectInput
 		n := len(all) - level
 		out := detectOutput{Values: all[:n]}
 		if n < len(all) {
-			out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): the first %d of %d values are shown. Call detect again with the values from %q on.", t.cfg.MaxBytes, n, len(all), all[n].Input)
+			out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): the first %d of %d values are shown. Call detect again with the values from %q on.", t.cfg.MaxBytes, n, len(all), clean(all[n].Input, noteRunes))
 		}
 		return out
 	})
@@ -105,7 +105,7 @@ func (t *tools) extract(_ context.Context, _ *sdk.CallToolRequest, in extractInp
 		n := len(all) - level
 		out := extractOutput{Count: len(all), Indicators: all[:n]}
 		if n < len(all) {
-			out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): the first %d of %d indicators are shown, the rest from %s on are left out. Pass less text, or fewer types.", t.cfg.MaxBytes, n, len(all), all[n].Value)
+			out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): the first %d of %d indicators are shown, the rest from %s on are left out. Pass less text, or fewer types.", t.cfg.MaxBytes, n, len(all), clean(all[n].Value, noteRunes))
 		}
 		return out
 	})

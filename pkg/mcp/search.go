@@ -35,7 +35,7 @@ type searchInput struct {
 
 type searchOutput struct {
 	Values        []searchValue `json:"values" jsonschema:"one entry per value, in the order given"`
-	OmittedValues []string      `json:"omitted_values,omitempty" jsonschema:"values looked up whose answers did not fit the budget"`
+	OmittedValues []string      `json:"omitted_values,omitempty" jsonschema:"the first values looked up whose answers did not fit the budget (long ones shortened)"`
 	Truncated     string        `json:"truncated,omitempty" jsonschema:"present when the answer was cut to fit the byte budget: what was left out and how to get it"`
 }
 
@@ -150,7 +150,7 @@ func allFailed(results []looked) error {
 	if len(results) == 1 {
 		return results[0].Err
 	}
-	return fmt.Errorf("all %d values failed; the first, %s: %w", len(results), clean(results[0].Item.Input, 100), results[0].Err)
+	return fmt.Errorf("all %d values failed; the first, %s: %w", len(results), clean(results[0].Item.Input, noteRunes), results[0].Err)
 }
 
 // valueSource is a lookup.Source over prepared values.
@@ -216,7 +216,9 @@ func (r *searchRender) render(level int) searchOutput {
 	out := searchOutput{Values: make([]searchValue, 0, p.values)}
 	for i, l := range r.results {
 		if i >= p.values {
-			out.OmittedValues = append(out.OmittedValues, clean(l.Item.Input, maxString))
+			if len(out.OmittedValues) < maxListed {
+				out.OmittedValues = append(out.OmittedValues, clean(l.Item.Input, noteRunes))
+			}
 			continue
 		}
 		out.Values = append(out.Values, renderValue(l, p, &cut))
@@ -248,7 +250,11 @@ func (c cutCount) note(budget, rows int, p searchPlan) string {
 		parts = append(parts, fmt.Sprintf("matching resources cut to %d per value (%d left out; see matches_omitted)", p.matches, c.matches))
 	}
 	if c.values > 0 {
-		parts = append(parts, fmt.Sprintf("%s left out (listed in omitted_values)", plural(c.values, "value")))
+		listed := "listed in omitted_values"
+		if c.values > maxListed {
+			listed = fmt.Sprintf("the first %d listed in omitted_values", maxListed)
+		}
+		parts = append(parts, fmt.Sprintf("%s left out (%s)", plural(c.values, "value"), listed))
 	}
 	var notes []string
 	if len(parts) > 0 {

@@ -123,7 +123,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	for _, s := range skipped {
 		rep.Skipped = append(rep.Skipped, report.Skipped{Value: s.Value, Type: s.Type, Reason: s.Reason})
 	}
-	r := &triageRender{rep: &rep, notLooked: notLooked, notLookedFrom: clean(notLookedFrom, maxString), budget: t.cfg.MaxBytes}
+	r := &triageRender{rep: &rep, notLooked: notLooked, notLookedFrom: clean(notLookedFrom, noteRunes), budget: t.cfg.MaxBytes}
 	sum := rep.Summarize()
 	return fit(t.cfg.MaxBytes, levelIndicators+sum.Total-sum.NoMatch+1, r.render)
 }
