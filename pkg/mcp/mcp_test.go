@@ -366,6 +366,11 @@ func TestSearchErrors(t *testing.T) {
 	if !res.IsError || text(res) != "no base URL: run tilookup config set base_url URL" {
 		t.Fatalf("config error: %v %q", res.IsError, text(res))
 	}
+	// A refused value is refused before the configuration is needed.
+	res, _ = s.call(t, "search", map[string]any{"values": []string{"  "}})
+	if !res.IsError || text(res) != "empty value" {
+		t.Fatalf("refused value: %v %q", res.IsError, text(res))
+	}
 	// The schema refuses what is not a list of values.
 	res, _ = s.call(t, "search", map[string]any{"values": []string{}})
 	if !res.IsError {

@@ -115,20 +115,29 @@ func (t *tools) lookupAll(ctx context.Context, values []string, limit int, refan
 	if len(values) > MaxValues {
 		return nil, failure.New(failure.Usage, "%d values: at most %d per call; split them, or run tilookup search -f FILE in a terminal for bulk lookups", len(values), MaxValues)
 	}
-	searcher, err := t.cfg.Searcher(limit)
-	if err != nil {
-		return nil, err
-	}
 	src := &valueSource{}
+	refused := 0
 	for _, v := range values {
 		it := lookup.Item{Input: v}
 		var typ ioc.Type
 		it.Value, typ, it.Err = ioc.Prepare(v, refang)
+		if it.Err != nil {
+			refused++
+		}
 		src.items = append(src.items, it)
 		src.types = append(src.types, typ)
 	}
+	// Values that are all refused fail as such, before any configuration
+	// or token is needed, as on the command line.
+	var searcher lookup.Searcher = lookup.SearcherFunc(nil)
+	if refused < len(values) {
+		var err error
+		if searcher, err = t.cfg.Searcher(limit); err != nil {
+			return nil, err
+		}
+	}
 	sink := &collect{}
-	err = lookup.Run(ctx, src, lookup.Dedup(searcher), lookup.Options{Concurrency: t.cfg.Concurrency}, sink)
+	err := lookup.Run(ctx, src, lookup.Dedup(searcher), lookup.Options{Concurrency: t.cfg.Concurrency}, sink)
 	if err != nil {
 		return nil, err
 	}
