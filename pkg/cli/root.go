@@ -12,6 +12,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
 	"github.com/tilookup/tilookup/pkg/cmd/events"
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
+	"github.com/tilookup/tilookup/pkg/cmd/mcp"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/triage"
@@ -101,6 +102,7 @@ events endpoint. Try it with no account:
 		configcmd.NewCmd(f, nil),
 		sandboxcmd.NewCmd(f, nil),
 		cachecmd.NewCmd(f, nil),
+		mcp.NewCmd(f, nil),
 		version.NewCmd(f, nil),
 		completion.NewCmd(f, nil),
 		newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp),

@@ -50,6 +50,7 @@ var Keys = []Key{
 	{Name: "max_response_size", Env: "TILOOKUP_MAX_RESPONSE_SIZE", Default: "32MiB", Help: "largest response body accepted (bytes, or with KiB/MiB/GiB)", validate: validSize},
 	{Name: "deadline", Env: "TILOOKUP_DEADLINE", Default: "2m", Help: "longest time for one value, every retry and wait included (Go duration; never less than timeout)", validate: validDuration},
 	{Name: "ca_cert", Env: "TILOOKUP_CA_CERT", Help: "PEM file of extra CA certificates to trust (a private CA), besides the system's"},
+	{Name: "mcp_max_bytes", Env: "TILOOKUP_MCP_MAX_BYTES", Default: "30KiB", Help: "largest answer of one tilookup mcp tool call (bytes, or with KiB/MiB); more is cut with a note", validate: validSize},
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
 	{Name: "cache", Flag: "cache", Env: "TILOOKUP_CACHE", Default: "0", Help: "keep answers on disk this long (24h, 7d, or seconds; 0 = off)", validate: validCacheTTL},
 	{Name: "cache_max_size", Env: "TILOOKUP_CACHE_MAX_SIZE", Default: "100MiB", Help: "size cap of the answer cache; the oldest answers go first", validate: validSize},

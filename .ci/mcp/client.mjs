@@ -1,0 +1,131 @@
+// A real MCP client, the official TypeScript SDK, against `tilookup mcp
+// --sandbox`: over stdio as a desktop assistant launches it, then over
+// Streamable HTTP on loopback, where a request without the bearer token
+// must be refused. Any failed check exits non-zero.
+//
+//   node client.mjs /path/to/tilookup
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const bin = process.argv[2];
+if (!bin) {
+  console.error("usage: node client.mjs /path/to/tilookup");
+  process.exit(2);
+}
+
+const EICAR_MD5 = "44d88612fea8a8f36de82e1278abb02f";
+const REPORT = `Incident 42: the dropper (md5 ${EICAR_MD5}) beaconed from 10.1.2.3 to
+hxxp://203.0.113[.]66/gate.php and exploited CVE-2021-44228.`;
+const TOOLS = ["detect", "events_me", "extract", "search", "triage"];
+
+function check(ok, what, detail) {
+  if (!ok) {
+    throw new Error(`${what}${detail === undefined ? "" : ": " + JSON.stringify(detail).slice(0, 2000)}`);
+  }
+  console.log(`ok   ${what}`);
+}
+
+// exercise lists the tools and calls search and triage through client.
+async function exercise(client, how) {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${how}: the tools are ${TOOLS.join(", ")}`, names);
+  const notReadOnly = tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name);
+  check(notReadOnly.length === 0, `${how}: every tool is read-only`, notReadOnly);
+  const noSchema = tools.filter((t) => t.inputSchema?.type !== "object" || t.outputSchema?.type !== "object").map((t) => t.name);
+  check(noSchema.length === 0, `${how}: every tool has input and output schemas`, noSchema);
+  const offline = tools.filter((t) => t.annotations?.openWorldHint === false).map((t) => t.name).sort();
+  check(JSON.stringify(offline) === '["detect","extract"]', `${how}: detect and extract are offline`, offline);
+
+  const search = await client.callTool({ name: "search", arguments: { values: [EICAR_MD5, "hxxps://verify-check[.]example/login"] } });
+  check(!search.isError, `${how}: search succeeds`, search.content);
+  const [hash, url] = search.structuredContent.values;
+  check(hash.status === "matched" && hash.matches.some((m) => m.label === "Malware samples"), `${how}: search finds the EICAR hash`, hash);
+  check(hash.matches.every((m) => (m.preview ?? []).length <= 3), `${how}: previews are cut to 3 records`);
+  check(url.query === "https://verify-check.example/login", `${how}: search refangs`, url);
+  check(JSON.parse(search.content[0].text).values.length === 2, `${how}: the text content carries the same JSON`);
+
+  const triage = await client.callTool({ name: "triage", arguments: { text: REPORT } });
+  check(!triage.isError, `${how}: triage succeeds`, triage.content);
+  const { summary, skipped } = triage.structuredContent;
+  check(summary.matched >= 1 && summary.total === 3, `${how}: triage looks up three indicators and finds matches`, summary);
+  check(skipped.length === 1 && skipped[0].value === "10.1.2.3", `${how}: triage skips the private address`, skipped);
+
+  const bad = await client.callTool({ name: "search", arguments: { values: ["bad\u0001value"] } });
+  check(bad.isError === true && /control character/.test(bad.content[0].text), `${how}: a bad value is a tool error`, bad);
+}
+
+async function overStdio() {
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--sandbox"], stderr: "inherit" });
+  const client = new Client({ name: "tilookup-ci", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    await exercise(client, "stdio");
+  } finally {
+    await client.close();
+  }
+}
+
+// startHTTP runs `tilookup mcp --sandbox --http 127.0.0.1:0` and reads the
+// address and the generated token from its stderr.
+function startHTTP() {
+  const child = spawn(bin, ["mcp", "--sandbox", "--http", "127.0.0.1:0"], { stdio: ["ignore", "inherit", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    const timer = setTimeout(() => reject(new Error(`no address and token on stderr after 20s: ${err}`)), 20000);
+    child.on("exit", (code) => reject(new Error(`tilookup mcp --http exited with ${code}: ${err}`)));
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+      const url = err.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      const token = err.match(/Bearer token: (\S+)/);
+      if (url && token) {
+        clearTimeout(timer);
+        resolve({ child, url: new URL(url[1]), token: token[1] });
+      }
+    });
+  });
+}
+
+async function overHTTP() {
+  const { child, url, token } = await startHTTP();
+  try {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const post = (headers) => fetch(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(init) });
+    const none = await post({});
+    check(none.status === 401, "http: a request without the bearer token is refused with 401", none.status);
+    const wrong = await post({ Authorization: "Bearer not-the-token" });
+    check(wrong.status === 401, "http: a request with a wrong token is refused with 401", wrong.status);
+
+    let refused = false;
+    try {
+      const anon = new Client({ name: "tilookup-ci-anonymous", version: "1.0.0" });
+      await anon.connect(new StreamableHTTPClientTransport(url));
+      await anon.close();
+    } catch {
+      refused = true;
+    }
+    check(refused, "http: the SDK client without the token cannot connect");
+
+    const client = new Client({ name: "tilookup-ci", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      await exercise(client, "http");
+    } finally {
+      await client.close();
+    }
+  } finally {
+    child.removeAllListeners("exit");
+    child.kill("SIGTERM");
+  }
+}
+
+try {
+  await overStdio();
+  await overHTTP();
+  console.log("MCP client checks passed");
+} catch (e) {
+  console.error(`FAIL ${e.message}`);
+  process.exit(1);
+}

@@ -1,0 +1,321 @@
+// Package mcp is `tilookup mcp`: the lookups as tools for AI assistants,
+// over stdio (what desktop assistants launch) or Streamable HTTP on
+// loopback with a bearer token.
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	server "github.com/tilookup/tilookup/pkg/mcp"
+	"github.com/tilookup/tilookup/pkg/triage"
+)
+
+// MaxConcurrency bounds -c, as for search.
+const MaxConcurrency = 64
+
+// Options are the parsed command line and what it needs from its
+// environment, as functions so that tests can replace them.
+type Options struct {
+	IO      *iostreams.IOStreams
+	Version string
+	// Client builds the API client for search or events.
+	Client func(forWhat cmdutil.ClientFor, concurrency int) (*api.Client, error)
+	// Setting reads a configuration value (flag > env > profile > file >
+	// default); its error is a config file that cannot be read.
+	Setting func(key string) (string, error)
+	// StartSandbox runs the built-in server and points Client at it.
+	StartSandbox func() (io.Closer, error)
+
+	HTTP        string
+	TokenFile   string
+	Concurrency int
+	Rate        float64
+	Sandbox     bool
+}
+
+// NewCmd is `tilookup mcp`. runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:      f.IO,
+		Version: f.Version,
+		Client:  f.Client,
+		Setting: f.Get,
+		StartSandbox: func() (io.Closer, error) {
+			srv, err := f.StartSandbox()
+			if err != nil {
+				return nil, err
+			}
+			return srv, nil
+		},
+	}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the lookups as tools for AI assistants (Model Context Protocol)",
+		Long: `tilookup mcp is a Model Context Protocol server, so that an AI assistant
+(Claude Desktop, VS Code, Cursor and others) can look values up and triage a
+pasted report. It speaks on stdin and stdout, which is how desktop assistants
+launch a server; with --http it serves Streamable HTTP on a loopback address
+instead, and every request must carry the bearer token printed at start (or
+read from --http-token-file, whose first line holds it).
+
+Tools, all read-only: search (one or more values), triage (a whole text),
+detect and extract (offline, free), events_me. Every answer is cut to
+mcp_max_bytes (default 30KiB) with a note saying what was left out, and text
+from the service is sanitised and labelled as data, not instructions.
+
+It uses the same configuration, profile, token, proxy and CA settings as the
+other commands; --sandbox serves against the built-in demo server.`,
+		Example: `  tilookup mcp --sandbox                  # try it: an assistant launches this
+  tilookup mcp --profile prod
+  tilookup mcp --http 127.0.0.1:8765 --http-token-file ~/.config/tilookup/mcp-token`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
+				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
+			}
+			if opts.Rate < 0 {
+				return cmdutil.UsageError("--rate must be 0 (unlimited) or more")
+			}
+			if opts.HTTP != "" {
+				if err := server.CheckLoopback(opts.HTTP); err != nil {
+					return cmdutil.UsageError("%v", err)
+				}
+			} else if opts.TokenFile != "" {
+				return cmdutil.UsageError("--http-token-file only goes with --http")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `127.0.0.1:PORT`")
+	fl.StringVar(&opts.TokenFile, "http-token-file", "", "read the --http bearer token from `FILE`")
+	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("lookups in flight per call (`N`, 1-%d)", MaxConcurrency))
+	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second (0 = unlimited)")
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
+	cmdutil.AddNetworkFlags(cmd)
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	maxBytes, err := budget(opts)
+	if err != nil {
+		return err
+	}
+	token := ""
+	if opts.HTTP != "" {
+		if token, err = readToken(opts.TokenFile); err != nil {
+			return err
+		}
+	}
+	if opts.Sandbox {
+		srv, err := opts.StartSandbox()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
+	c := &clients{opts: opts}
+	s := server.New(server.Config{
+		Version:     opts.Version,
+		Searcher:    c.searcher,
+		EventsMe:    c.eventsMe,
+		Skipper:     c.skipper,
+		MaxBytes:    maxBytes,
+		Concurrency: opts.Concurrency,
+	})
+	if opts.HTTP != "" {
+		return serveHTTP(ctx, opts, s, token)
+	}
+	return serveStdio(ctx, opts, s)
+}
+
+// budget reads mcp_max_bytes; a config file that cannot be read stops the
+// server before it starts, while a missing base URL or token only fails
+// the tools that call the service.
+func budget(opts *Options) (int, error) {
+	v, err := opts.Setting("mcp_max_bytes")
+	if err != nil {
+		return 0, err
+	}
+	n, err := config.ParseSize(v)
+	if err != nil || n < server.MinMaxBytes {
+		return 0, failure.New(failure.Config, "invalid mcp_max_bytes %q: want a size of at least %d bytes, such as 30KiB", v, server.MinMaxBytes)
+	}
+	return int(min(n, 1<<30)), nil
+}
+
+// readToken is the bearer token of --http: the file's first line, or a
+// fresh one.
+func readToken(file string) (string, error) {
+	if file == "" {
+		return server.NewToken(), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	tok = strings.TrimSpace(tok)
+	if len(tok) < 16 {
+		return "", failure.New(failure.Config, "%s: the token must be at least 16 characters on the first line", file)
+	}
+	return tok, nil
+}
+
+// clients builds each API client, and triage's skip rules, once, on first
+// use, so that the offline tools work without a base URL or token; a
+// failure is retried on the next call, where the tool reports it.
+type clients struct {
+	opts   *Options
+	mu     sync.Mutex
+	search *api.Client
+	events *api.Client
+	skip   *triage.Skipper
+}
+
+// skipper is triage's skip rules as the CLI's triage builds them: the
+// noise, and the allow-list and MISP warning lists of the configuration.
+func (c *clients) skipper() (*triage.Skipper, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.skip != nil {
+		return c.skip, nil
+	}
+	s := &triage.Skipper{Noise: true}
+	path, err := c.opts.Setting("allowlist")
+	if err != nil {
+		return nil, err
+	}
+	if path = expandHome(path); path != "" {
+		if s.Allow, err = triage.LoadAllowlist(path); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := c.opts.Setting("warninglists")
+	if err != nil {
+		return nil, err
+	}
+	if dir = expandHome(dir); dir != "" {
+		if s.Warn, err = triage.LoadWarninglists(dir); err != nil {
+			return nil, err
+		}
+	}
+	c.skip = s
+	return s, nil
+}
+
+// expandHome expands a leading ~/ as a shell would, for paths written in
+// the config file.
+func expandHome(p string) string {
+	p = strings.TrimSpace(p)
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+func (c *clients) searcher(limit int) (lookup.Searcher, error) {
+	cl, err := c.get(&c.search, cmdutil.ForSearch, c.opts.Concurrency)
+	if err != nil {
+		return nil, err
+	}
+	return lookup.Client(cl, limit, false), nil
+}
+
+func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {
+	cl, err := c.get(&c.events, cmdutil.ForEvents, 1)
+	if err != nil {
+		return nil, err
+	}
+	return cl.EventsMe(ctx)
+}
+
+func (c *clients) get(slot **api.Client, forWhat cmdutil.ClientFor, concurrency int) (*api.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if *slot != nil {
+		return *slot, nil
+	}
+	cl, err := c.opts.Client(forWhat, concurrency)
+	if err != nil {
+		return nil, err
+	}
+	if err := cl.SetRate(c.opts.Rate); err != nil {
+		return nil, err
+	}
+	*slot = cl
+	return cl, nil
+}
+
+// serveStdio speaks MCP on stdin and stdout until the client closes stdin
+// or the user interrupts.
+func serveStdio(ctx context.Context, opts *Options, s *sdk.Server) error {
+	if opts.IO.IsStdinTTY() {
+		fmt.Fprintln(opts.IO.ErrOut, "tilookup mcp speaks the Model Context Protocol on stdin and stdout: an assistant launches it (see tilookup mcp --help). Press Ctrl-C to stop.")
+	}
+	p := newPending()
+	in := &countingReader{ctx: ctx, p: p, r: bufio.NewReader(opts.IO.In)}
+	err := s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: &countingWriter{p: p, w: opts.IO.Out}})
+	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil
+	}
+	return failure.Wrap(failure.IO, err, "mcp: "+err.Error())
+}
+
+// serveHTTP serves Streamable HTTP on the loopback address until the user
+// interrupts.
+func serveHTTP(ctx context.Context, opts *Options, s *sdk.Server, token string) error {
+	addr := opts.HTTP
+	if host, port, _ := net.SplitHostPort(addr); host == "localhost" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return failure.Wrap(failure.Usage, err, fmt.Sprintf("cannot listen on %s: %v", opts.HTTP, errors.Unwrap(err)))
+	}
+	srv := &http.Server{Handler: server.HTTPHandler(s, token), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(opts.IO.ErrOut, "MCP server (Streamable HTTP): http://%s%s\n", ln.Addr(), server.Path)
+	if opts.TokenFile == "" {
+		fmt.Fprintf(opts.IO.ErrOut, "Bearer token: %s\n", token)
+	} else {
+		fmt.Fprintf(opts.IO.ErrOut, "Bearer token: the first line of %s\n", opts.TokenFile)
+	}
+	fmt.Fprintln(opts.IO.ErrOut, "Press Ctrl-C to stop.")
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return failure.Wrap(failure.Network, err, "mcp: "+err.Error())
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shut)
+	fmt.Fprintln(opts.IO.ErrOut, "Stopping the MCP server.")
+	return nil
+}
