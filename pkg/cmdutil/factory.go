@@ -172,34 +172,34 @@ const (
 // leak refused) before any token is looked up; no token means exit 3 and
 // nothing sent.
 func (f *Factory) Client(forWhat ClientFor, concurrency int) (*api.Client, error) {
-	opts, s, err := f.clientOptions(forWhat, concurrency)
-	if err != nil {
-		return nil, err
-	}
-	token, err := f.token(forWhat, s)
-	if err != nil {
-		return nil, err
-	}
-	if forWhat == ForEvents {
-		opts.EventsToken = token
-	} else {
-		opts.Token = token
-	}
-	return api.New(opts, s.AllowInsecureHTTP)
+	return f.newClient(forWhat, concurrency, nil)
 }
 
 // ClientWithToken builds a client that sends token, not a stored one: `auth
 // login` checks a token with it before storing it. The caller decides that
 // the endpoint may receive that token.
 func (f *Factory) ClientWithToken(forWhat ClientFor, token string) (*api.Client, error) {
-	opts, s, err := f.clientOptions(forWhat, 1)
+	return f.newClient(forWhat, 1, &token)
+}
+
+// newClient builds a client with token, or with the stored token when
+// token is nil (looked up only once the URLs passed their checks).
+func (f *Factory) newClient(forWhat ClientFor, concurrency int, token *string) (*api.Client, error) {
+	opts, s, err := f.clientOptions(forWhat, concurrency)
 	if err != nil {
 		return nil, err
 	}
+	if token == nil {
+		stored, err := f.token(forWhat, s)
+		if err != nil {
+			return nil, err
+		}
+		token = &stored
+	}
 	if forWhat == ForEvents {
-		opts.EventsToken = token
+		opts.EventsToken = *token
 	} else {
-		opts.Token = token
+		opts.Token = *token
 	}
 	return api.New(opts, s.AllowInsecureHTTP)
 }

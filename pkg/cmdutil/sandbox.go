@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sandbox"
@@ -23,6 +24,16 @@ func (f *Factory) StartSandbox() (*sandbox.Server, error) {
 	f.Override("cache", "0")
 	if f.IO.IsStderrTTY() {
 		fmt.Fprintln(f.IO.ErrOut, "Using the built-in sandbox: demo data, not real intelligence.")
+	}
+	return srv, nil
+}
+
+// Sandbox is StartSandbox as the commands' Options hold it: a function
+// that starts the server and gives what stops it.
+func (f *Factory) Sandbox() (io.Closer, error) {
+	srv, err := f.StartSandbox()
+	if err != nil {
+		return nil, err
 	}
 	return srv, nil
 }

@@ -22,28 +22,44 @@ type TokenOptions struct {
 
 // NewCmdToken is `tilookup auth token`; runF replaces the run in tests.
 func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+	return newHostCmd(f, "token", "Print the token for a host, for scripts", tokenRun, runF)
+}
+
+// NewCmdLogout is `tilookup auth logout`; runF replaces the run in tests.
+func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+	return newHostCmd(f, "logout", "Remove the stored token for a host", logoutRun, runF)
+}
+
+// newHostCmd is a command about the token of one host (--host).
+func newHostCmd(f *cmdutil.Factory, use, short string, run func(*TokenOptions) error, runF func(context.Context, *TokenOptions) error) *cobra.Command {
 	opts := &TokenOptions{IO: f.IO, Store: storeFunc(f), Endpoints: endpointsFunc(f)}
 	cmd := &cobra.Command{
-		Use:   "token",
-		Short: "Print the token for a host, for scripts",
+		Use:   use,
+		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return tokenRun(opts)
+			return run(opts)
 		},
 	}
 	hostFlag(cmd, f, &opts.Host)
 	return cmd
 }
 
-func tokenRun(opts *TokenOptions) error {
+// hostStore resolves the host of the command and opens the token store.
+func hostStore(opts *TokenOptions) (string, TokenStore, error) {
 	h, err := resolveHost(opts.Host, opts.Endpoints)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	store, err := opts.Store()
+	return h, store, err
+}
+
+func tokenRun(opts *TokenOptions) error {
+	h, store, err := hostStore(opts)
 	if err != nil {
 		return err
 	}
@@ -55,30 +71,8 @@ func tokenRun(opts *TokenOptions) error {
 	return nil
 }
 
-// NewCmdLogout is `tilookup auth logout`; runF replaces the run in tests.
-func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
-	opts := &TokenOptions{IO: f.IO, Store: storeFunc(f), Endpoints: endpointsFunc(f)}
-	cmd := &cobra.Command{
-		Use:   "logout",
-		Short: "Remove the stored token for a host",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return logoutRun(opts)
-		},
-	}
-	hostFlag(cmd, f, &opts.Host)
-	return cmd
-}
-
 func logoutRun(opts *TokenOptions) error {
-	h, err := resolveHost(opts.Host, opts.Endpoints)
-	if err != nil {
-		return err
-	}
-	store, err := opts.Store()
+	h, store, err := hostStore(opts)
 	if err != nil {
 		return err
 	}

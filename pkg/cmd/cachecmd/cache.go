@@ -145,12 +145,19 @@ type statsJSON struct {
 	Newest     *time.Time `json:"newest,omitempty"`
 }
 
-func runStats(o *Options) error {
+// open resolves the output format and opens the cache, in that order: a
+// bad -o fails before the cache is touched.
+func (o *Options) open() (output.Format, *cache.Cache, error) {
 	format, err := o.Format()
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	c, err := o.Cache()
+	return format, c, err
+}
+
+func runStats(o *Options) error {
+	format, c, err := o.open()
 	if err != nil {
 		return err
 	}
@@ -206,11 +213,7 @@ type clearJSON struct {
 }
 
 func runClear(o *Options) error {
-	format, err := o.Format()
-	if err != nil {
-		return err
-	}
-	c, err := o.Cache()
+	format, c, err := o.open()
 	if err != nil {
 		return err
 	}

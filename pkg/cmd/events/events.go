@@ -46,14 +46,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 // newMeCmd is `tilookup events me`; runF replaces runMe in tests.
 func newMeCmd(f *cmdutil.Factory, runF func(context.Context, *MeOptions) error) *cobra.Command {
 	opts := &MeOptions{
-		IO: f.IO,
-		StartSandbox: func() (io.Closer, error) {
-			srv, err := f.StartSandbox()
-			if err != nil {
-				return nil, err
-			}
-			return srv, nil
-		},
+		IO:           f.IO,
+		StartSandbox: f.Sandbox,
 		Fetch: func(ctx context.Context) ([]byte, error) {
 			client, err := f.Client(cmdutil.ForEvents, 1)
 			if err != nil {

@@ -56,17 +56,11 @@ type Options struct {
 // NewCmd is `tilookup mcp`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:      f.IO,
-		Version: f.Version,
-		Client:  f.Client,
-		Setting: f.Get,
-		StartSandbox: func() (io.Closer, error) {
-			srv, err := f.StartSandbox()
-			if err != nil {
-				return nil, err
-			}
-			return srv, nil
-		},
+		IO:           f.IO,
+		Version:      f.Version,
+		Client:       f.Client,
+		Setting:      f.Get,
+		StartSandbox: f.Sandbox,
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",

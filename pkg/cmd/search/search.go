@@ -70,16 +70,10 @@ type Options struct {
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:     f.IO,
-		Client: func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output: func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },
-		StartSandbox: func() (io.Closer, error) {
-			srv, err := f.StartSandbox()
-			if err != nil {
-				return nil, err
-			}
-			return srv, nil
-		},
+		IO:           f.IO,
+		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
+		Output:       func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },
+		StartSandbox: f.Sandbox,
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {
 			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
 		},

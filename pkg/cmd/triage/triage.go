@@ -64,19 +64,13 @@ type Options struct {
 // NewCmd is `tilookup triage`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:     f.IO,
-		Client: func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output: func() (output.Options, error) { return cmdutil.OutputOptions(f, "") },
-		Cache:  f.Cached,
-		StartSandbox: func() (io.Closer, error) {
-			srv, err := f.StartSandbox()
-			if err != nil {
-				return nil, err
-			}
-			return srv, nil
-		},
-		Setting: f.Get,
-		Now:     time.Now,
+		IO:           f.IO,
+		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
+		Output:       func() (output.Options, error) { return cmdutil.OutputOptions(f, "") },
+		Cache:        f.Cached,
+		StartSandbox: f.Sandbox,
+		Setting:      f.Get,
+		Now:          time.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "triage [FILE...]",
