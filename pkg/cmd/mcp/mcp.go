@@ -45,6 +45,9 @@ type Options struct {
 	Setting func(key string) (string, error)
 	// StartSandbox runs the built-in server and points Client at it.
 	StartSandbox func() (io.Closer, error)
+	// Cache wraps a Searcher in the answer cache when it is on
+	// (cmdutil.Factory.Cached); nil = no cache.
+	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
 
 	HTTP        string
 	TokenFile   string
@@ -61,6 +64,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Client:       f.Client,
 		Setting:      f.Get,
 		StartSandbox: f.Sandbox,
+		Cache:        f.Cached,
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -238,7 +242,11 @@ func (c *clients) searcher(limit int) (lookup.Searcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lookup.Client(cl, limit, false), nil
+	s := lookup.StopOnRefusedToken(lookup.Client(cl, limit, false))
+	if c.opts.Cache != nil {
+		s = c.opts.Cache(s, cl, limit, false, false)
+	}
+	return s, nil
 }
 
 func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {
