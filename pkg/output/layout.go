@@ -454,3 +454,22 @@ func writeTableOrRecords(o Options, b *bytes.Buffer, g *grid) {
 		writeFields(o, b, fields)
 	}
 }
+
+// fits tells whether every column shows whole within width.
+func (g *grid) fits(width int) bool {
+	total := colGap * max(0, len(g.cols)-1)
+	for _, w := range g.naturalWidths() {
+		total += w
+	}
+	return total <= width
+}
+
+// withoutLast is g without its last column.
+func (g *grid) withoutLast() *grid {
+	n := len(g.cols) - 1
+	slim := &grid{cols: g.cols[:n], keep: g.keep}
+	for _, row := range g.rows {
+		slim.rows = append(slim.rows, row[:n])
+	}
+	return slim
+}

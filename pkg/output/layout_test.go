@@ -152,8 +152,18 @@ func TestHyperlinks(t *testing.T) {
 func TestNarrowSingleTable(t *testing.T) {
 	r := rec(t, "44d88612fea8a8f36de82e1278abb02f", "eicar")
 	out := string(printSearch(t, Options{Width: 80}, false, r))
-	if !strings.Contains(out, "LABEL                      GROUP     MATCHED COLUMN  COUNT  DETAIL URL") || strings.Contains(out, "MATCHED VALUE") {
+	// Without links, a URL that would be cut is left out, with a pointer.
+	if !strings.Contains(out, "LABEL                      GROUP     MATCHED COLUMN  COUNT\n") || strings.Contains(out, "MATCHED VALUE") ||
+		!strings.Contains(out, "Detail pages do not fit this width") {
 		t.Errorf("header:\n%s", out)
+	}
+	// With links, the visible text may be short: the column stays.
+	linked := string(printSearch(t, Options{Width: 80, Hyperlinks: true}, false, r))
+	if !strings.Contains(linked, "COUNT  DETAIL URL") || strings.Contains(linked, "do not fit") {
+		t.Errorf("with links:\n%s", linked)
+	}
+	if wide := string(printSearch(t, Options{Width: 200}, false, r)); !strings.Contains(wide, "https://ti.example/resources/malware_samples?q=44d88612fea8a8f36de82e1278abb02f") {
+		t.Errorf("at 200 columns the URL is not whole:\n%s", wide)
 	}
 	r.Resp.Results[1].MatchedValue = "44D88612FEA8A8F36DE82E1278ABB02F"
 	out = string(printSearch(t, Options{Width: 80}, false, r))

@@ -63,7 +63,7 @@ func (p *tablePrinter) Add(r Record) error {
 		b.WriteString(o.style(styleDim, "No matches.") + "\n")
 		return p.write()
 	}
-	writeTableOrRecords(o, b, resultsGrid(o, query, resp.Results))
+	writeResults(o, b, resultsGrid(o, query, resp.Results))
 	writeMore(o, b, len(resp.Results)-maxRows, "results")
 	if o.Preview {
 		if err := writePreviews(o, b, resp); err != nil {
@@ -120,6 +120,23 @@ func resultsGrid(o Options, query string, results []api.Result) *grid {
 		g.rows = append(g.rows, row)
 	}
 	return g
+}
+
+// writeResults writes the results table. A link's visible text may be
+// short, but a URL to copy is no use cut: without links, when the table
+// fits whole only without DETAIL URL (the last column), that column is
+// left out with a line saying how to get the pages. A table that does not
+// fit even then is left to writeTableOrRecords (a record view shows the
+// URLs whole).
+func writeResults(o Options, b *bytes.Buffer, g *grid) {
+	if o.Width > 0 && !o.Hyperlinks && !g.fits(o.Width) {
+		if slim := g.withoutLast(); slim.fits(o.Width) {
+			writeTableOrRecords(o, b, slim)
+			b.WriteString(o.style(styleDim, shorten("Detail pages do not fit this width: --web opens one, -o json lists them.", o.Width, kindText)) + "\n")
+			return
+		}
+	}
+	writeTableOrRecords(o, b, g)
 }
 
 // writePreviews writes each result's preview records under a title naming
