@@ -78,7 +78,7 @@ md5=44d88612fea8a8f36de82e1278abb02f
 for width in 80 200; do
 	run "$width" "search-$width" "tilookup search --sandbox $md5"
 	check "$width" "search-$width" "Query: +$md5" 'LABEL +GROUP +MATCHED COLUMN +COUNT' \
-		'Malware samples +malware +md5 +1 ' 'Community IOC feed +feeds +indicator +1 '
+		'Malware samples +malware +md5 +1( |$)' 'Community IOC feed +feeds +indicator +1( |$)'
 
 	run "$width" "preview-$width" "tilookup search --sandbox --preview $md5"
 	check "$width" "preview-$width" 'Preview: Malware samples' 'verdict' 'test-file' \
