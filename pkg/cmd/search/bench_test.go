@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -18,11 +20,7 @@ import (
 // printer) against a loopback server, per value; see bench/bulk for the
 // comparison with a minimal client.
 func BenchmarkBulkNDJSON(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query().Get("q")
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"query":%q,"detected_type":"domain","strategy":"exact_domain","unsupported_reason":"","results":[{"resource":"domains","label":"Domains","group":"network","matched_column":"domain","matched_value":%q,"count":1,"preview":[{"score":42}],"detail_url":"http://127.0.0.1/x"}]}`, q, q)
-	}))
+	srv := benchServer()
 	defer srv.Close()
 	var lines strings.Builder
 	for i := range b.N {
@@ -44,4 +42,53 @@ func BenchmarkBulkNDJSON(b *testing.B) {
 	if err := run(context.Background(), opts); err != nil {
 		b.Fatal(err)
 	}
+}
+
+func benchServer() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("q")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"query":%q,"detected_type":"domain","strategy":"exact_domain","unsupported_reason":"","results":[{"resource":"domains","label":"Domains","group":"network","matched_column":"domain","matched_value":%q,"count":1,"preview":[{"score":42}],"detail_url":"http://127.0.0.1/x"}]}`, q, q)
+	}))
+}
+
+// BenchmarkMinimalClient is the baseline of BenchmarkBulkNDJSON in the same
+// process and against the same server: 16 goroutines that ask for each
+// value and write the bodies as they come, unordered, as
+// bench/bulk/minclient does. The ratio of the two is tilookup's own cost.
+func BenchmarkMinimalClient(b *testing.B) {
+	srv := benchServer()
+	defer srv.Close()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 16
+	client := &http.Client{Transport: tr}
+	next := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				req, _ := http.NewRequest("GET", srv.URL+"/api/ti/resources/search?q="+url.QueryEscape(fmt.Sprintf("host%d.example.com", i)), nil)
+				req.Header.Set("Authorization", "Bearer t")
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				_, _ = io.Discard.Write(append(body, '\n'))
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range b.N {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
