@@ -30,9 +30,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
-// MaxConcurrency bounds -c, as for search.
-const MaxConcurrency = 64
-
 // Options are the parsed command line and what it needs from its
 // environment, as functions so that tests can replace them.
 type Options struct {
@@ -47,7 +44,7 @@ type Options struct {
 	StartSandbox func() (io.Closer, error)
 	// Cache wraps a Searcher in the answer cache when it is on
 	// (cmdutil.Factory.Cached); nil = no cache.
-	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
+	Cache cmdutil.CacheFunc
 
 	HTTP        string
 	TokenFile   string
@@ -88,11 +85,8 @@ other commands; --sandbox serves against the built-in demo server.`,
   tilookup mcp --http 127.0.0.1:8765 --http-token-file ~/.config/tilookup/mcp-token`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
-				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
-			}
-			if opts.Rate < 0 {
-				return cmdutil.UsageError("--rate must be 0 (unlimited) or more")
+			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
+				return err
 			}
 			if opts.HTTP != "" {
 				if err := server.CheckLoopback(opts.HTTP); err != nil {
@@ -110,8 +104,7 @@ other commands; --sandbox serves against the built-in demo server.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `127.0.0.1:PORT`")
 	fl.StringVar(&opts.TokenFile, "http-token-file", "", "read the --http bearer token from `FILE`")
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("lookups in flight per call (`N`, 1-%d)", MaxConcurrency))
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests per second (0 = unlimited)")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "lookups in flight per call")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
@@ -242,11 +235,7 @@ func (c *clients) searcher(limit int) (lookup.Searcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := lookup.StopOnRefusedToken(lookup.Client(cl, limit, false))
-	if c.opts.Cache != nil {
-		s = c.opts.Cache(s, cl, limit, false, false)
-	}
-	return s, nil
+	return cmdutil.ServiceSearcher(cl, limit, false, false, c.opts.Cache), nil
 }
 
 func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {

@@ -25,10 +25,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// MaxConcurrency bounds -c: more requests in flight than this only queue
-// at the service (and each costs memory here).
-const MaxConcurrency = 64
-
 // Options are the parsed command line of one search and what it needs
 // from its environment, as functions so that tests can replace them.
 type Options struct {
@@ -45,7 +41,7 @@ type Options struct {
 	OpenWeb func(resp *api.SearchResponse, resource string) error
 	// Cache wraps the client's Searcher in the answer cache when it is
 	// on (cmdutil.Factory.Cached); nil = no cache.
-	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
+	Cache cmdutil.CacheFunc
 
 	Args        []string
 	Files       []string
@@ -119,11 +115,8 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.DefangSet = cmd.Flags().Changed("defang")
-			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
-				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
-			}
-			if opts.Rate < 0 {
-				return cmdutil.UsageError("--rate must be 0 (unlimited) or more")
+			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
+				return err
 			}
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
@@ -140,8 +133,7 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "read values from `FILE` (repeatable; - is stdin)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests/s, retries included")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.NoRefang, "no-refang", false, "search values exactly as given")
 	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
@@ -207,11 +199,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
-	var searcher lookup.Searcher = lookup.StopOnRefusedToken(lookup.Client(client, opts.Limit, raw))
-	if opts.Cache != nil {
-		searcher = opts.Cache(searcher, client, opts.Limit, raw, opts.Refresh)
-	}
-	searcher = lookup.Dedup(searcher)
+	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
 	src := newSource(opts, args, multi, single)
 	if isDocument(outOpts.Format) {
 		var bar *progress

@@ -6,7 +6,6 @@ package triage
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -23,9 +22,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
-
-// MaxConcurrency bounds -c, as for search.
-const MaxConcurrency = 64
 
 // Options are the parsed command line of one triage and what it needs from
 // its environment, as functions so that tests can replace them.
@@ -44,7 +40,7 @@ type Options struct {
 	Now func() time.Time
 	// Cache wraps the client's Searcher in the answer cache when it is on
 	// (cmdutil.Factory.Cached); nil = no cache.
-	Cache func(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher
+	Cache cmdutil.CacheFunc
 
 	Files       []string
 	Input       string // auto, text or html
@@ -115,11 +111,8 @@ the report of what finished.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.DefangSet = cmd.Flags().Changed("defang")
-			if opts.Concurrency < 1 || opts.Concurrency > MaxConcurrency {
-				return cmdutil.UsageError("--concurrency must be between 1 and %d", MaxConcurrency)
-			}
-			if opts.Rate < 0 {
-				return cmdutil.UsageError("--rate must be 0 (unlimited) or more")
+			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
+				return err
 			}
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
@@ -140,8 +133,7 @@ the report of what finished.`,
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
 	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, "table: list the skipped values with their reasons")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
-	fl.IntVarP(&opts.Concurrency, "concurrency", "c", 4, fmt.Sprintf("requests in flight at once (`N`, 1-%d)", MaxConcurrency))
-	fl.Float64Var(&opts.Rate, "rate", 0, "at most `R` requests a second (0: no limit)")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
 	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
@@ -194,11 +186,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// Decoded answers: the status (unsupported) and the resources of the
 	// table and CSV need the fields; a report holds few enough values.
-	var searcher lookup.Searcher = lookup.StopOnRefusedToken(lookup.Client(client, opts.Limit, false))
-	if opts.Cache != nil {
-		searcher = opts.Cache(searcher, client, opts.Limit, false, opts.Refresh)
-	}
-	searcher = lookup.Dedup(searcher)
+	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
