@@ -12,6 +12,7 @@ import (
 	"context"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/ioc"
 )
 
 // Searcher answers one prepared value. Implementations are safe for
@@ -43,9 +44,10 @@ func Client(c *api.Client, limit int, raw bool) Searcher {
 
 // Item is one value to look up, as read from the input.
 type Item struct {
-	Input string // what the user gave (a line, an argument, a JSON "value")
-	Value string // the prepared value to send; empty when Err is set
-	Err   error  // the value was rejected before any request
+	Input string   // what the user gave (a line, an argument, a JSON "value")
+	Value string   // the prepared value to send; empty when Err is set
+	Type  ioc.Type // Value's local type, as preparing it found
+	Err   error    // the value was rejected before any request
 	// Offset is how far into the input the item ends, in bytes, for a
 	// progress bar over a file; 0 when unknown.
 	Offset int64

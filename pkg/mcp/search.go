@@ -119,13 +119,11 @@ func (t *tools) lookupAll(ctx context.Context, values []string, limit int, refan
 	refused := 0
 	for _, v := range values {
 		it := lookup.Item{Input: v}
-		var typ ioc.Type
-		it.Value, typ, it.Err = ioc.Prepare(v, refang)
+		it.Value, it.Type, it.Err = ioc.Prepare(v, refang)
 		if it.Err != nil {
 			refused++
 		}
 		src.items = append(src.items, it)
-		src.types = append(src.types, typ)
 	}
 	// Values that are all refused fail as such, before any configuration
 	// or token is needed, as on the command line.
@@ -143,7 +141,7 @@ func (t *tools) lookupAll(ctx context.Context, values []string, limit int, refan
 	}
 	out := make([]looked, len(sink.got))
 	for i, r := range sink.got {
-		out[i] = looked{Result: r, Type: src.types[i]}
+		out[i] = looked{Result: r, Type: r.Item.Type}
 	}
 	return out, nil
 }
@@ -165,7 +163,6 @@ func allFailed(results []looked) error {
 // valueSource is a lookup.Source over prepared values.
 type valueSource struct {
 	items []lookup.Item
-	types []ioc.Type
 	next  int
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
-	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
@@ -45,7 +44,7 @@ func (c *collector) Add(r lookup.Result) error {
 	if !c.multi && r.Err != nil {
 		return r.Err
 	}
-	in := report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: report.Lean(r.Resp), Err: r.Err}
+	in := report.Indicator{Value: r.Item.Value, Type: string(r.Item.Type), Resp: report.Lean(r.Resp), Err: r.Err}
 	if r.Item.Value == "" {
 		// Refused before any request: the line as given, of no type.
 		in.Value, in.Type = r.Item.Input, ""

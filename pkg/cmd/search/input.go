@@ -67,7 +67,7 @@ func (s *source) Next() (lookup.Item, bool, error) {
 func prepare(in input, refang bool) lookup.Item {
 	it := lookup.Item{Input: in.text, Err: in.err, Offset: in.offset}
 	if it.Err == nil {
-		it.Value, _, it.Err = ioc.Prepare(in.text, refang)
+		it.Value, it.Type, it.Err = ioc.Prepare(in.text, refang)
 	}
 	return it
 }

@@ -128,7 +128,7 @@ func (s *source) Next() (lookup.Item, bool, error) {
 			s.mu.Unlock()
 			continue
 		}
-		return lookup.Item{Input: ind.Value, Value: ind.Value, Err: ioc.Validate(ind.Value)}, true, nil
+		return lookup.Item{Input: ind.Value, Value: ind.Value, Type: ind.Type, Err: ioc.Validate(ind.Value)}, true, nil
 	}
 	<-s.done
 	return lookup.Item{}, false, s.err
@@ -163,7 +163,7 @@ func readError(err error) error {
 
 // indicatorOf is the report's view of one answer.
 func indicatorOf(r lookup.Result) report.Indicator {
-	return report.Indicator{Value: r.Item.Value, Type: string(ioc.Detect(r.Item.Value)), Resp: r.Resp, Err: r.Err}
+	return report.Indicator{Value: r.Item.Value, Type: string(r.Item.Type), Resp: r.Resp, Err: r.Err}
 }
 
 // expandHome reads a leading ~/ as the home directory, as a shell would
