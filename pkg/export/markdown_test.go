@@ -184,3 +184,22 @@ func TestMarkdownText(t *testing.T) {
 		}
 	}
 }
+
+// A report of an interrupted run says it is incomplete, so that a ticket
+// pasted from it does not pass for the whole picture.
+func TestMarkdownSaysInterrupted(t *testing.T) {
+	var b strings.Builder
+	r := &report.Report{Title: "Search of 2 values", Interrupted: true}
+	if err := Markdown(&b, r, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**Incomplete:**") {
+		t.Fatalf("no incomplete marker:\n%s", b.String())
+	}
+	b.Reset()
+	r.Interrupted = false
+	_ = Markdown(&b, r, MarkdownOptions{})
+	if strings.Contains(b.String(), "Incomplete") {
+		t.Fatalf("a complete run is marked incomplete:\n%s", b.String())
+	}
+}

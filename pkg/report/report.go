@@ -66,6 +66,8 @@ type Report struct {
 type Summary struct {
 	Total, Matched, NoMatch, Unsupported, Failed, Skipped int
 	ByType                                                map[string]int
+	// Interrupted says the run stopped before every value was looked up.
+	Interrupted bool
 }
 
 // Summarize counts r.

@@ -60,8 +60,9 @@ func (w *documentWriter) Add(ind report.Indicator) error {
 
 func (w *documentWriter) Flush() error { return nil }
 
-func (w *documentWriter) Close(_ report.Summary, skipped []report.Skipped) error {
-	w.rep.Skipped = skipped
+func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) error {
+	// A document read later must say that it stops short.
+	w.rep.Skipped, w.rep.Interrupted = skipped, sum.Interrupted
 	var err error
 	if w.o.Format == output.STIX {
 		err = export.STIX(w.o.Out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})

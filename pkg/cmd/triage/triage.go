@@ -205,10 +205,7 @@ func run(ctx context.Context, opts *Options) error {
 	s.bar.finish()
 	skipped := src.skippedSoFar()
 	sum := s.summary(skipped)
-	if d, ok := w.(*documentWriter); ok {
-		// A document read later must say that it stops short.
-		d.rep.Interrupted = failure.KindOf(runErr) == failure.Interrupted
-	}
+	sum.Interrupted = failure.KindOf(runErr) == failure.Interrupted
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
 		runErr = err
 	}
