@@ -2,7 +2,6 @@ package output
 
 import (
 	"encoding/csv"
-	"io"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -101,22 +100,10 @@ func (p *csvPrinter) write(row []string) error {
 	return writeErr(p.w.Write(p.out))
 }
 
-// csvCells returns row as it should be written: on a terminal each cell is
+// csvCell returns a cell as it should be written: on a terminal it is
 // sanitized (keeping LF and TAB, which CSV quotes), because there is no
 // escape syntax in CSV to show a control character harmlessly; piped output
-// keeps the data exact. Then formula cells are neutralised unless CSVRaw.
-// row itself is not modified.
-func (o Options) csvCells(row []string) []string {
-	if !o.TTY && o.CSVRaw {
-		return row
-	}
-	out := make([]string, len(row))
-	for i, c := range row {
-		out[i] = o.csvCell(c)
-	}
-	return out
-}
-
+// keeps the data exact. Then a formula cell is neutralised unless CSVRaw.
 func (o Options) csvCell(c string) string {
 	if o.TTY {
 		c = sanitize.Multiline(c)
@@ -152,20 +139,4 @@ func neutralizeCSV(s string) string {
 		return "'" + s
 	}
 	return s
-}
-
-// writeCSV writes rows with neutralising as opts say, header included since
-// its names may come from the server, and flushes.
-func writeCSV(opts Options, w io.Writer, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	for _, row := range rows {
-		if err := cw.Write(opts.csvCells(row)); err != nil {
-			return writeErr(err)
-		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return writeErr(err)
-	}
-	return writeErr(flush(w))
 }
