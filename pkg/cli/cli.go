@@ -29,11 +29,14 @@ func Main() int {
 
 // Run executes one command line against the given streams.
 func Run(args []string, ios *iostreams.IOStreams) int {
-	ctx, stop := interruptContext()
-	defer stop()
+	// The signal watch starts in the root's pre-run, for the commands that
+	// need it (see watchInterrupts); cancelling ctx ends it.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 
 	out := trackStdout(ios)
-	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
+	v := Version()
+	f := &cmdutil.Factory{IO: ios, Version: v, UserAgent: "tilookup/" + v}
 	root := NewRootCmd(f)
 	routeStdLog(f)
 	root.SetArgs(args)
@@ -84,29 +87,52 @@ func commandPath(cmd *cobra.Command) string {
 	return cmd.CommandPath()
 }
 
-// interruptContext ends on the first SIGINT or SIGTERM; a second one exits
-// at once, for a user who does not want to wait for in-flight requests.
-func interruptContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+// watchInterrupts returns a context that ends on the first SIGINT or
+// SIGTERM, so that a command can stop cleanly (a bulk search keeps its
+// complete prefix); a second signal exits at once, for a user who does not
+// want to wait for in-flight requests. The watch ends with parent.
+//
+// Commands that only print (version, help, completion, and the shell's
+// completion requests on every TAB) skip it: installing a signal handler
+// starts a thread, a sizeable share of their start-up, and the default
+// action of SIGINT suits them.
+func watchInterrupts(cmd *cobra.Command) {
+	if printsOnly(cmd) {
+		return
+	}
+	parent := cmd.Context()
+	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
 	go func() {
+		defer signal.Stop(ch)
 		select {
 		case <-ch:
 			cancel()
-		case <-done:
+		case <-parent.Done():
 			return
 		}
 		select {
 		case <-ch:
 			os.Exit(failure.ExitInterrupted)
-		case <-done:
+		case <-parent.Done():
 		}
 	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		close(done)
-		cancel()
+	cmd.SetContext(ctx)
+}
+
+// printsOnly tells the commands that print something and exit: the root
+// itself (help, --version), and those under version, help, completion and
+// cobra's completion requests.
+func printsOnly(cmd *cobra.Command) bool {
+	for ; cmd.HasParent(); cmd = cmd.Parent() {
+		if !cmd.Parent().HasParent() {
+			switch cmd.Name() {
+			case "version", "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+				return true
+			}
+			return false
+		}
 	}
+	return true
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"regexp"
@@ -187,4 +188,44 @@ func itoa(n int) string {
 			return string(b[i:])
 		}
 	}
+}
+
+func TestOnlyCommandsThatPrintSkipTheSignalWatch(t *testing.T) {
+	root := NewRootCmdForDocs()
+	root.InitDefaultCompletionCmd()
+	for args, want := range map[string]bool{
+		"":                        true,
+		"version":                 true,
+		"help search":             true,
+		"completion bash":         true,
+		cobra.ShellCompRequestCmd: true,
+		"search":                  false,
+		"triage":                  false,
+		"auth login":              false,
+		"events me":               false,
+		"sandbox serve":           false,
+		"mcp":                     false,
+	} {
+		cmd, _, err := root.Find(strings.Fields(args))
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if got := printsOnly(cmd); got != want {
+			t.Errorf("printsOnly(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
+
+func TestTheSignalWatchEndsWithTheRun(t *testing.T) {
+	root := NewRootCmdForDocs()
+	search, _, _ := root.Find([]string{"search"})
+	parent, cancel := context.WithCancel(context.Background())
+	search.SetContext(parent)
+	watchInterrupts(search)
+	ctx := search.Context()
+	if ctx == parent {
+		t.Fatal("search runs without a signal watch")
+	}
+	cancel()
+	<-ctx.Done() // ends with its parent, or this test times out
 }

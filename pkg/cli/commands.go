@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -131,9 +133,56 @@ environment (the variables tilookup reads) and exit-codes.`,
 	}
 }
 
-// usageTemplate drops the second usage line cobra shows for a command that
-// has subcommands and runs too: every parent does, to report a mistyped
+// usage writes a command's usage as cobra's default does, except that it
+// drops the second usage line cobra shows for a command that has
+// subcommands and runs too: every parent does, to report a mistyped
 // subcommand, and its own line says <command> already.
-func usageTemplate(t string) string {
-	return strings.Replace(t, "{{if .HasAvailableSubCommands}}\n  {{.CommandPath}} [command]{{end}}", "{{if and .HasAvailableSubCommands (not .Runnable)}}\n  {{.CommandPath}} [command]{{end}}", 1)
+//
+// It is Go rather than a template on purpose: executing a text/template
+// makes the linker keep every exported method of every type, which made
+// the binary twice as large and every start-up (each TAB of completion)
+// slower.
+func usage(c *cobra.Command) error {
+	var b strings.Builder
+	b.WriteString("Usage:")
+	if c.Runnable() {
+		b.WriteString("\n  " + c.UseLine())
+	}
+	if c.HasAvailableSubCommands() && !c.Runnable() {
+		b.WriteString("\n  " + c.CommandPath() + " [command]")
+	}
+	if len(c.Aliases) > 0 {
+		b.WriteString("\n\nAliases:\n  " + c.NameAndAliases())
+	}
+	if c.HasExample() {
+		b.WriteString("\n\nExamples:\n" + c.Example)
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n\nAvailable Commands:")
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
+	if c.HasAvailableLocalFlags() {
+		b.WriteString("\n\nFlags:\n" + strings.TrimRightFunc(c.LocalFlags().FlagUsages(), unicode.IsSpace))
+	}
+	if c.HasAvailableInheritedFlags() {
+		b.WriteString("\n\nGlobal Flags:\n" + strings.TrimRightFunc(c.InheritedFlags().FlagUsages(), unicode.IsSpace))
+	}
+	if c.HasHelpSubCommands() {
+		b.WriteString("\n\nAdditional help topics:")
+		for _, sub := range c.Commands() {
+			if sub.IsAdditionalHelpTopicCommand() {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.CommandPathPadding(), sub.CommandPath(), sub.Short)
+			}
+		}
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n\nUse \"%s [command] --help\" for more information about a command.", c.CommandPath())
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(c.OutOrStderr(), b.String())
+	return err
 }

@@ -40,6 +40,7 @@ events endpoint. Try it with no account:
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			bindFlags(f, cmd)
+			watchInterrupts(cmd)
 			color, _ := cmd.Flags().GetString("color")
 			if cmd.Flags().Changed("color") {
 				if err := validateFlag("color", color); err != nil {
@@ -109,7 +110,7 @@ events endpoint. Try it with no account:
 		newTopic("exit-codes", "What each exit status means", ExitCodesHelp),
 	)
 	root.SetHelpCommand(newHelpCmd(root))
-	root.SetUsageTemplate(usageTemplate(root.UsageTemplate()))
+	root.SetUsageFunc(usage)
 	guardParents(root)
 	return root
 }

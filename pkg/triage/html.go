@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	htmlesc "html"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -65,24 +66,26 @@ func (h *htmlReader) step() {
 		}
 	case html.TextToken:
 		if h.hidden == 0 {
-			h.buf = append(h.buf, h.z.Text()...)
+			h.buf = append(h.buf, unescape(h.z.Raw())...)
 		}
 	case html.StartTagToken, html.SelfClosingTagToken:
-		name, hasAttr := h.z.TagName()
+		raw := h.z.Raw() // before TagName, which lowers the name in place
+		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
 		if hidesText(a) && h.hidden == 0 {
 			h.hidden = a
 		}
 		h.breakLine(a)
-		for hasAttr {
-			var key, val []byte
-			key, val, hasAttr = h.z.TagAttr()
-			if string(key) == "href" && h.hidden == 0 {
+		if h.hidden != 0 {
+			break
+		}
+		tagAttrs(raw, func(key, val []byte) {
+			if bytes.EqualFold(key, []byte("href")) {
 				h.buf = append(h.buf, '\n')
-				h.buf = append(h.buf, bytes.TrimSpace(val)...)
+				h.buf = append(h.buf, bytes.TrimSpace(unescape(val))...)
 				h.buf = append(h.buf, '\n')
 			}
-		}
+		})
 	case html.EndTagToken:
 		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
@@ -91,6 +94,84 @@ func (h *htmlReader) step() {
 		}
 		h.breakLine(a)
 	}
+}
+
+// The tokenizer's Text and TagAttr would decode character references
+// themselves, but through a table of 2,000 entities that x/net/html builds
+// in its init, which every start-up of tilookup (each TAB of shell
+// completion) would pay. The standard library's table is built on first
+// use, so the text comes from Raw, decoded here, and the attributes from
+// tagAttrs.
+
+// unescape decodes the character references of raw text, with line ends
+// made "\n" as the tokenizer does.
+func unescape(raw []byte) []byte {
+	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+	raw = bytes.ReplaceAll(raw, []byte("\r"), []byte("\n"))
+	if bytes.IndexByte(raw, '&') < 0 {
+		return raw
+	}
+	return []byte(htmlesc.UnescapeString(string(raw)))
+}
+
+// tagAttrs calls yield with the name and raw value of each attribute of a
+// start tag, given the tag's raw bytes, following the tokenizer's rules
+// (WHATWG 13.2.5.32-38): names end at space, '/', '>' or '=' (a leading
+// '=' belongs to the name), values are quoted with ' or " or run to space
+// or '>', and an attribute with no '=' has an empty value.
+func tagAttrs(raw []byte, yield func(key, val []byte)) {
+	i := 1 // past '<'
+	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++
+	}
+	for {
+		for i < len(raw) && (isTagSpace(raw[i]) || raw[i] == '/') {
+			i++
+		}
+		if i >= len(raw) || raw[i] == '>' {
+			return
+		}
+		start := i
+		for i++; i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' && raw[i] != '='; i++ {
+		}
+		key := raw[start:i]
+		j := skipTagSpace(raw, i)
+		var val []byte
+		if j < len(raw) && raw[j] == '=' {
+			j = skipTagSpace(raw, j+1)
+			if j < len(raw) && (raw[j] == '"' || raw[j] == '\'') {
+				quote := raw[j]
+				j++
+				vstart := j
+				for j < len(raw) && raw[j] != quote {
+					j++
+				}
+				val = raw[vstart:j]
+				if j < len(raw) {
+					j++
+				}
+			} else {
+				vstart := j
+				for j < len(raw) && !isTagSpace(raw[j]) && raw[j] != '>' {
+					j++
+				}
+				val = raw[vstart:j]
+			}
+			i = j
+		}
+		yield(key, val)
+	}
+}
+
+func skipTagSpace(b []byte, i int) int {
+	for i < len(b) && isTagSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+func isTagSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
 // breakLine ends the line at an element that is not inline, so that the
