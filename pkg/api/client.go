@@ -353,11 +353,12 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 		Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}).WithContext(ctx)
-	start := time.Now()
-	c.logRequest(req)
+	start := c.logRequest(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.logf("< %s error after %s: %v", op, since(start), redactURLErr(err))
+		if c.opt.Debug != nil {
+			c.logf("< %s error after %s: %v", op, since(start), redactURLErr(err))
+		}
 		if errors.Is(err, errTooManyRedirects) {
 			return nil, -1, &APIError{Op: op, Kind: failure.Network, Err: err,
 				Message: fmt.Sprintf("stopped after %d redirects", maxRedirects),
@@ -370,7 +371,7 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 	}
 	defer resp.Body.Close()
 	body, readErr := c.readBody(resp)
-	c.logResponse(resp, since(start), len(body))
+	c.logResponse(resp, start, len(body))
 	if readErr != nil {
 		if errors.Is(readErr, errTooLarge) {
 			return nil, -1, &APIError{Op: op, Status: resp.StatusCode, Kind: failure.Decode,

@@ -24,20 +24,23 @@ func (c *Client) logf(format string, args ...any) {
 	}
 }
 
-func (c *Client) logRequest(req *http.Request) {
+// logRequest logs the request line and headers, and returns when the
+// request starts for logResponse; without --debug, neither reads the clock.
+func (c *Client) logRequest(req *http.Request) (start time.Time) {
 	if c.opt.Debug == nil {
-		return
+		return start
 	}
 	c.logf("> %s %s [%s]", req.Method, RedactURL(req.URL), headerLine(req.Header))
+	return time.Now()
 }
 
 // logResponse logs the status line, the time taken, the body's size and
 // the response headers.
-func (c *Client) logResponse(resp *http.Response, took time.Duration, size int) {
+func (c *Client) logResponse(resp *http.Response, start time.Time, size int) {
 	if c.opt.Debug == nil {
 		return
 	}
-	c.logf("< %s %s (%s, %d bytes) [%s]", resp.Proto, resp.Status, took, size, headerLine(resp.Header))
+	c.logf("< %s %s (%s, %d bytes) [%s]", resp.Proto, resp.Status, since(start), size, headerLine(resp.Header))
 }
 
 // headerLine prints h sorted by name, credentials redacted.

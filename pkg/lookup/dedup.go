@@ -29,7 +29,8 @@ type dedup struct {
 }
 
 // flight is one call that identical values share; resp and err are set
-// before done is closed.
+// before done is closed. done is made by the first waiter, under the lock:
+// most values have none, and are spared the channel.
 type flight struct {
 	done chan struct{}
 	resp *api.SearchResponse
@@ -43,6 +44,9 @@ func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, 
 		return resp, nil
 	}
 	if f, ok := d.inflight[value]; ok {
+		if f.done == nil {
+			f.done = make(chan struct{})
+		}
 		d.mu.Unlock()
 		select {
 		case <-f.done:
@@ -51,7 +55,7 @@ func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, 
 			return nil, errInterrupted
 		}
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &flight{}
 	d.inflight[value] = f
 	d.mu.Unlock()
 
@@ -62,8 +66,10 @@ func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, 
 		if f.err == nil && f.resp != nil {
 			d.recent.put(value, f.resp)
 		}
+		if f.done != nil {
+			close(f.done)
+		}
 		d.mu.Unlock()
-		close(f.done)
 	}()
 	f.err = errNoAnswer // what the waiters get if next panics
 	f.resp, f.err = d.next.Search(ctx, value)

@@ -207,8 +207,7 @@ func (r *run) lookup(sl *slot) {
 }
 
 func (r *run) emit(order <-chan *slot, sink Sink) error {
-	idle := &idler{sink: sink, timer: time.NewTimer(time.Hour)}
-	idle.stop()
+	idle := &idler{sink: sink}
 	defer idle.stop()
 	for {
 		sl, ok, live := await(r.ctx, idle, order)
@@ -235,48 +234,69 @@ func (r *run) emit(order <-chan *slot, sink Sink) error {
 		if err := sink.Add(sl.res); err != nil {
 			return err
 		}
-		idle.dirty = true
+		idle.added()
 		r.release(sl.cost)
 	}
 }
 
-// await receives from ch, flushing the sink while it waits. live is false
-// when ctx ended first.
+// await receives from ch, flushing the sink when it is due while it
+// waits. live is false when ctx ended first.
 func await[T any](ctx context.Context, idle *idler, ch <-chan T) (v T, ok, live bool) {
 	select {
 	case v, ok = <-ch:
 		return v, ok, true
 	default:
 	}
-	idle.start()
-	defer idle.stop()
 	for {
 		select {
 		case v, ok = <-ch:
 			return v, ok, true
 		case <-ctx.Done():
 			return v, false, false
-		case <-idle.timer.C:
-			idle.tick()
+		case <-idle.due():
+			idle.flush()
 		}
 	}
 }
 
-// idler flushes the sink while the emitter waits: after IdleDelay, then
-// every second of a long wait, and only when something was added since.
+// idler flushes the sink while the emitter waits, at most IdleDelay after
+// the first record added since the last flush: a reader of a stream sees
+// each record within it, and a fast run still writes in blocks. The timer
+// is armed once per batch of records, not at every wait, which a fast run
+// does for almost every value.
 type idler struct {
 	sink  Sink
-	timer *time.Timer
-	dirty bool
+	timer *time.Timer // nil until the first record
+	armed bool        // records wait for a flush and the timer runs
 }
 
-func (i *idler) start() { i.timer.Reset(IdleDelay) }
-func (i *idler) stop()  { i.timer.Stop() }
-
-func (i *idler) tick() {
-	if i.dirty {
-		_ = i.sink.Flush() // a write error shows again at the next Add
-		i.dirty = false
+func (i *idler) added() {
+	if i.armed {
+		return
 	}
-	i.timer.Reset(time.Second)
+	i.armed = true
+	if i.timer == nil {
+		i.timer = time.NewTimer(IdleDelay)
+	} else {
+		i.timer.Reset(IdleDelay)
+	}
+}
+
+// due is the timer's channel, or nil (never ready) when nothing waits.
+func (i *idler) due() <-chan time.Time {
+	if !i.armed {
+		return nil
+	}
+	return i.timer.C
+}
+
+func (i *idler) flush() {
+	i.armed = false
+	_ = i.sink.Flush() // a write error shows again at the next Add
+}
+
+func (i *idler) stop() {
+	if i.timer != nil {
+		i.timer.Stop()
+	}
 }
