@@ -29,12 +29,35 @@ type dedup struct {
 }
 
 // flight is one call that identical values share; resp and err are set
-// before done is closed. done is made by the first waiter, under the lock:
-// most values have none, and are spared the channel.
+// before done is closed and the waiters are called. done is made by the
+// first caller of Search that waits, under the lock: most values have
+// none, and are spared the channel.
 type flight struct {
-	done chan struct{}
-	resp *api.SearchResponse
-	err  error
+	done    chan struct{}
+	waiters []func(*api.SearchResponse, error)
+	resp    *api.SearchResponse
+	err     error
+}
+
+// join answers value from another copy of it without holding the caller:
+// when value was answered recently, then gets that answer at once; when it
+// is in flight, then gets its answer when the call ends (on the goroutine
+// that made it). It returns false when value must be asked. Run uses it
+// so that copies of a slow value waiting for their answer do not take the
+// workers the other values need.
+func (d *dedup) join(value string, then func(*api.SearchResponse, error)) bool {
+	d.mu.Lock()
+	if resp, ok := d.recent.get(value); ok {
+		d.mu.Unlock()
+		then(resp, nil)
+		return true
+	}
+	f, ok := d.inflight[value]
+	if ok {
+		f.waiters = append(f.waiters, then)
+	}
+	d.mu.Unlock()
+	return ok
 }
 
 func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, error) {
@@ -69,7 +92,11 @@ func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, 
 		if f.done != nil {
 			close(f.done)
 		}
+		waiters := f.waiters
 		d.mu.Unlock()
+		for _, then := range waiters {
+			then(f.resp, f.err)
+		}
 	}()
 	f.err = errNoAnswer // what the waiters get if next panics
 	f.resp, f.err = d.next.Search(ctx, value)

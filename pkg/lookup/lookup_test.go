@@ -396,3 +396,82 @@ func TestStopOnRefusedToken(t *testing.T) {
 		}
 	}
 }
+
+// Copies of a value in flight wait for its answer without taking a worker
+// each: the slow value here answers only once every other value has been
+// asked, which cannot happen if its copies hold all the workers.
+func TestRunCopiesOfASlowValueLeaveTheWorkersFree(t *testing.T) {
+	const fast = 100
+	var asked atomic.Int32
+	allAsked := make(chan struct{})
+	var vs []string
+	for i := range fast {
+		vs = append(vs, "slow", fmt.Sprint("v", i))
+	}
+	s := &slowGate{asked: &asked, all: allAsked, want: fast}
+	sink := &collect{}
+	if err := Run(context.Background(), values(vs...), Dedup(s), Options{Concurrency: 4}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if s.timedOut.Load() {
+		t.Fatal("the copies of the slow value held the workers: the other values waited for it")
+	}
+	if got := strings.Join(sink.inputs(), ","); got != strings.Join(vs, ",") {
+		t.Fatalf("order broken:\n%s", got)
+	}
+	for _, r := range sink.got {
+		if r.Err != nil || r.Resp == nil || r.Resp.Query != r.Item.Value {
+			t.Fatalf("%s: %v, %v", r.Item.Value, r.Resp, r.Err)
+		}
+	}
+	if n := s.slowCalls.Load(); n != 1 {
+		t.Fatalf("the slow value was asked %d times, want once", n)
+	}
+}
+
+// slowGate answers "slow" only once want other values were asked (or after
+// a few seconds, which the test counts as a failure).
+type slowGate struct {
+	asked     *atomic.Int32
+	all       chan struct{}
+	want      int32
+	slowCalls atomic.Int32
+	timedOut  atomic.Bool
+}
+
+func (b *slowGate) Search(ctx context.Context, v string) (*api.SearchResponse, error) {
+	if v == "slow" {
+		b.slowCalls.Add(1)
+		select {
+		case <-b.all:
+		case <-time.After(3 * time.Second):
+			b.timedOut.Store(true)
+		}
+	} else if b.asked.Add(1) == b.want {
+		close(b.all)
+	}
+	return &api.SearchResponse{Query: v, Raw: []byte(`{"query":"` + v + `"}`)}, nil
+}
+
+// A copy that joins a value in flight gets that value's error too, and a
+// panic in the one call reaches every copy as an error record.
+func TestRunCopiesShareTheErrorOrPanic(t *testing.T) {
+	release := make(chan struct{})
+	s := SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		<-release
+		panic("hostile answer")
+	})
+	go func() { time.Sleep(50 * time.Millisecond); close(release) }()
+	sink := &collect{}
+	if err := Run(context.Background(), values("x", "x", "x"), Dedup(s), Options{Concurrency: 3}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.got) != 3 {
+		t.Fatalf("%d records, want 3", len(sink.got))
+	}
+	for _, r := range sink.got {
+		if r.Err == nil {
+			t.Fatalf("a copy of the panicking value got no error: %+v", r)
+		}
+	}
+}

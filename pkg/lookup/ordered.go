@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
@@ -185,17 +186,34 @@ func (r *run) release(n int64) {
 	r.mu.Unlock()
 }
 
-// lookup answers one slot. A panic in the Searcher (a hostile answer that
-// trips a bug) becomes this value's error, not the end of the run.
+// joiner is a Searcher that can answer a value from another copy of it
+// without holding the caller (Dedup).
+type joiner interface {
+	join(value string, then func(*api.SearchResponse, error)) bool
+}
+
+// lookup answers one slot. A copy of a value already in flight is left to
+// that value's call, so that the worker goes on to the next value: a slow
+// value repeated in the input holds one worker, not one per copy. A panic
+// in the Searcher (a hostile answer that trips a bug) becomes this value's
+// error, not the end of the run.
 func (r *run) lookup(sl *slot) {
-	defer close(sl.done)
+	if j, ok := r.s.(joiner); ok && j.join(sl.item.Value, func(resp *api.SearchResponse, err error) { r.answer(sl, resp, err) }) {
+		return
+	}
+	var resp *api.SearchResponse
+	var err error = errNoAnswer
 	defer func() {
 		if p := recover(); p != nil {
-			sl.res.Resp = nil
-			sl.res.Err = failure.New(failure.Decode, "cannot handle the answer for this value (internal error: %v)", p)
+			resp, err = nil, failure.New(failure.Decode, "cannot handle the answer for this value (internal error: %v)", p)
 		}
+		r.answer(sl, resp, err)
 	}()
-	resp, err := r.s.Search(r.ctx, sl.item.Value)
+	resp, err = r.s.Search(r.ctx, sl.item.Value)
+}
+
+// answer records a slot's answer and hands it to the emitter.
+func (r *run) answer(sl *slot, resp *api.SearchResponse, err error) {
 	if err == nil && resp == nil {
 		err = errNoAnswer
 	}
@@ -204,6 +222,7 @@ func (r *run) lookup(sl *slot) {
 		sl.cost += int64(len(resp.Raw))
 		r.hold(int64(len(resp.Raw)))
 	}
+	close(sl.done)
 }
 
 func (r *run) emit(order <-chan *slot, sink Sink) error {
