@@ -7,13 +7,22 @@ import (
 	"golang.org/x/net/html"
 )
 
-// tokenizerAttrs is the oracle: the attributes x/net/html's tokenizer reads
-// from the first tag of doc, values decoded.
-func tokenizerAttrs(doc string) []string {
+// firstTag is a tokenizer at doc's first token when that is a start tag,
+// else nil.
+func firstTag(doc string) *html.Tokenizer {
 	z := html.NewTokenizer(strings.NewReader(doc))
 	switch z.Next() {
 	case html.StartTagToken, html.SelfClosingTagToken:
-	default:
+		return z
+	}
+	return nil
+}
+
+// tokenizerAttrs is the oracle: the attributes x/net/html's tokenizer reads
+// from the first tag of doc, values decoded.
+func tokenizerAttrs(doc string) []string {
+	z := firstTag(doc)
+	if z == nil {
 		return nil
 	}
 	var out []string
@@ -27,10 +36,8 @@ func tokenizerAttrs(doc string) []string {
 
 // ourAttrs is what tagAttrs and unescape read from the same tag.
 func ourAttrs(doc string) []string {
-	z := html.NewTokenizer(strings.NewReader(doc))
-	switch z.Next() {
-	case html.StartTagToken, html.SelfClosingTagToken:
-	default:
+	z := firstTag(doc)
+	if z == nil {
 		return nil
 	}
 	var out []string
