@@ -331,10 +331,12 @@ type sink struct {
 	bar     *progress
 	tally   failure.Tally
 	cached  int // answers that came from the on-disk cache
+	why     whyFailed
 }
 
 func (s *sink) Add(r lookup.Result) error {
 	s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	s.why.add(r.Err)
 	if r.Resp != nil && !r.Resp.CachedAt.IsZero() {
 		s.cached++
 	}
@@ -380,7 +382,61 @@ func (s *sink) report() {
 	if s.cached > 0 {
 		fromCache = fmt.Sprintf(" (%d from the cache)", s.cached)
 	}
-	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache)
+	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache, s.why.String())
+}
+
+// whyFailed keeps why values failed, for the closing line: a table has no
+// room for the reason (a narrow STATUS column shows "error: search: …"),
+// and a person should not have to run again with -o json to learn that
+// the token was refused. The contract is one line on stderr, so the line
+// names the most common reason.
+type whyFailed struct {
+	reasons []reason
+	n       int // failures counted
+}
+
+type reason struct {
+	msg string
+	n   int
+}
+
+// maxReasons bounds the distinct reasons kept: values that each fail in
+// their own words (a 400 naming the value) must not grow the list.
+const maxReasons = 8
+
+func (w *whyFailed) add(err error) {
+	if err == nil || failure.KindOf(err) == failure.Interrupted {
+		return
+	}
+	w.n++
+	msg := sanitize.Line(err.Error())
+	for i := range w.reasons {
+		if w.reasons[i].msg == msg {
+			w.reasons[i].n++
+			return
+		}
+	}
+	if len(w.reasons) < maxReasons {
+		w.reasons = append(w.reasons, reason{msg: msg, n: 1})
+	}
+}
+
+// String is the end of the closing line: ": REASON" when every failure had
+// the same, ", N of them: REASON" for the most common one otherwise.
+func (w *whyFailed) String() string {
+	if len(w.reasons) == 0 {
+		return ""
+	}
+	top := w.reasons[0]
+	for _, r := range w.reasons[1:] {
+		if r.n > top.n {
+			top = r
+		}
+	}
+	if top.n == w.n {
+		return ": " + top.msg
+	}
+	return fmt.Sprintf(", %d of them: %s", top.n, top.msg)
 }
 
 // pagedWriter starts the pager at its first write and writes through it.

@@ -321,3 +321,26 @@ func TestARefusedTokenStopsTheStream(t *testing.T) {
 		t.Fatalf("%d auth records for 300 values", n)
 	}
 }
+
+func TestClosingLineNamesTheCommonReason(t *testing.T) {
+	refused := failure.New(failure.Auth, "search: 401 Unauthorized: the token was not accepted")
+	busy := failure.New(failure.Server, "search: 503 Service Unavailable")
+	tests := []struct {
+		errs []error
+		want string
+	}{
+		{nil, ""},
+		{[]error{nil, refused, refused}, ": search: 401 Unauthorized: the token was not accepted"},
+		{[]error{busy, refused, busy, failure.New(failure.Interrupted, "interrupted")}, ", 2 of them: search: 503 Service Unavailable"},
+		{[]error{failure.New(failure.Server, "a\x1b[31m\nb")}, ": a␛ b"},
+	}
+	for _, tt := range tests {
+		var w whyFailed
+		for _, err := range tt.errs {
+			w.add(err)
+		}
+		if got := w.String(); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.errs, got, tt.want)
+		}
+	}
+}
