@@ -270,7 +270,14 @@ func web(ctx context.Context, opts *Options, it lookup.Item) error {
 	if err != nil {
 		return err
 	}
-	return opts.OpenWeb(resp, opts.Resource)
+	if err := opts.OpenWeb(resp, opts.Resource); err != nil || !opts.Sandbox || !opts.IO.IsStderrTTY() {
+		return err
+	}
+	// The page lives on the sandbox, which ends with this process: keep it
+	// up for the person reading it.
+	fmt.Fprintln(opts.IO.ErrOut, "The built-in sandbox serves this page until you press Ctrl-C.")
+	<-ctx.Done()
+	return nil
 }
 
 // plan decides where values come from: the arguments it returns ("-" is

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -344,3 +345,40 @@ func TestClosingLineNamesTheCommonReason(t *testing.T) {
 		}
 	}
 }
+
+// The sandbox's detail pages live as long as the sandbox: with a person at
+// the terminal, --sandbox --web keeps it up until Ctrl-C; a script is not
+// held.
+func TestWebKeepsTheSandboxUpForAPerson(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		h := newHarness(t, "a.example")
+		h.reg.Register("a", httpmock.Query("q", "a.example"), httpmock.JSON(answer("a.example", 1)))
+		h.opts.IO.SetTTY(false, false, tty)
+		h.opts.Web, h.opts.Sandbox = true, true
+		closed := false
+		h.opts.StartSandbox = func() (io.Closer, error) { return closer(func() { closed = true }), nil }
+		h.opts.OpenWeb = func(*api.SearchResponse, string) error {
+			if closed {
+				t.Error("the sandbox ended before the page was opened")
+			}
+			return nil
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		start := time.Now()
+		if err := run(ctx, h.opts); err != nil {
+			t.Fatal(err)
+		}
+		waited := time.Since(start) >= 50*time.Millisecond
+		if waited != tty || !closed {
+			t.Errorf("stderr a terminal %v: waited for Ctrl-C %v, sandbox closed %v", tty, waited, closed)
+		}
+		if tty != strings.Contains(h.errOut.String(), "until you press Ctrl-C") {
+			t.Errorf("stderr a terminal %v: stderr %q", tty, h.errOut.String())
+		}
+	}
+}
+
+type closer func()
+
+func (c closer) Close() error { c(); return nil }
