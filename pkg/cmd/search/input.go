@@ -77,15 +77,16 @@ func prepare(in input, refang bool) lookup.Item {
 type inputs struct {
 	stdin   io.Reader
 	pending []string // remaining arguments
-	files   []string
+	names   []string   // remaining -f files
+	files   []*os.File // opened, as names; nil for "-"
 
 	cur    *lineReader
 	closer io.Closer
 	base   int64 // bytes of the streams already finished
 }
 
-func newInputs(args, files []string, stdin io.Reader) *inputs {
-	return &inputs{stdin: stdin, pending: args, files: files}
+func newInputs(args, names []string, files []*os.File, stdin io.Reader) *inputs {
+	return &inputs{stdin: stdin, pending: args, names: names, files: files}
 }
 
 // next returns the next value, or ok=false at the end.
@@ -113,16 +114,12 @@ func (in *inputs) next() (input, bool, error) {
 			}
 			return input{text: arg}, true, nil
 		}
-		if len(in.files) > 0 {
-			name := in.files[0]
-			in.files = in.files[1:]
-			if name == "-" {
+		if len(in.names) > 0 {
+			name, f := in.names[0], in.files[0]
+			in.names, in.files = in.names[1:], in.files[1:]
+			if f == nil {
 				in.cur = newLineReader(in.stdin, "stdin")
 				continue
-			}
-			f, err := os.Open(name)
-			if err != nil {
-				return input{}, false, cmdutil.CannotRead(name, err)
 			}
 			in.cur, in.closer = newLineReader(f, name), f
 			continue

@@ -68,7 +68,7 @@ func (p *progress) finish() {
 
 // inputSize is the total size of the inputs when every stream is a
 // regular file (stdin redirected from a file counts), else -1.
-func inputSize(args, files []string, stdin io.Reader) int64 {
+func inputSize(in *inputPlan, stdin io.Reader) int64 {
 	var n int64
 	streams := 0
 	add := func(f *os.File) bool {
@@ -81,25 +81,16 @@ func inputSize(args, files []string, stdin io.Reader) int64 {
 		return true
 	}
 	stdinFile, _ := stdin.(*os.File)
-	for _, a := range args {
+	for _, a := range in.args {
 		if a == "-" && (stdinFile == nil || !add(stdinFile)) {
 			return -1
 		}
 	}
-	for _, name := range files {
-		if name == "-" {
-			if stdinFile == nil || !add(stdinFile) {
-				return -1
-			}
-			continue
+	for _, f := range in.files {
+		if f == nil {
+			f = stdinFile
 		}
-		f, err := os.Open(name)
-		if err != nil {
-			return -1
-		}
-		ok := add(f)
-		f.Close()
-		if !ok {
+		if f == nil || !add(f) {
 			return -1
 		}
 	}

@@ -154,10 +154,12 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 }
 
 func run(ctx context.Context, opts *Options) error {
-	args, multi, err := plan(opts)
+	in, err := plan(opts)
 	if err != nil {
 		return err
 	}
+	defer in.close()
+	args, multi := in.args, in.multi
 	// A single bad value fails before any config, token or network work;
 	// it is prepared once, here, and looked up as it is.
 	var single lookup.Item
@@ -200,13 +202,13 @@ func run(ctx context.Context, opts *Options) error {
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
-	src := newSource(opts, args, multi, single)
+	src := newSource(opts, in, single)
 	if isDocument(outOpts.Format) {
 		var bar *progress
 		if multi && opts.IO.IsStderrTTY() {
 			// Nothing shows on stdout until the end: the bar shows
 			// the run's progress even on a shared terminal.
-			bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
+			bar = newProgress(opts.IO.ErrOut, inputSize(in, opts.IO.In))
 		}
 		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar)
 	}
@@ -231,7 +233,7 @@ func run(ctx context.Context, opts *Options) error {
 	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
 		// The bar goes to a person watching stderr while the records go
 		// to a file or a pipe; on a shared terminal the rows show progress.
-		s.bar = newProgress(opts.IO.ErrOut, inputSize(args, opts.Files, opts.IO.In))
+		s.bar = newProgress(opts.IO.ErrOut, inputSize(in, opts.IO.In))
 	}
 
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
@@ -280,39 +282,57 @@ func web(ctx context.Context, opts *Options, it lookup.Item) error {
 	return nil
 }
 
-// plan decides where values come from: the arguments it returns ("-" is
-// stdin), and whether there may be more than one.
-func plan(opts *Options) ([]string, bool, error) {
-	args := opts.Args
-	if len(args) == 0 && len(opts.Files) == 0 {
+// inputPlan is where a run's values come from: the arguments ("-" is
+// stdin) and the -f files, each opened once, up front.
+type inputPlan struct {
+	args  []string
+	names []string   // the -f files as given
+	files []*os.File // opened, in the order of names; nil for "-" (stdin)
+	multi bool       // a stream of values rather than one argument
+}
+
+// plan opens every -f file before any request, so that an unreadable one
+// fails at once rather than after the values before it were looked up.
+// Each is opened only once: a named pipe opened to check it and closed
+// again could lose what its writer sent in between.
+func plan(opts *Options) (*inputPlan, error) {
+	p := &inputPlan{args: opts.Args, names: opts.Files}
+	if len(p.args) == 0 && len(p.names) == 0 {
 		if opts.IO.IsStdinTTY() {
-			return nil, false, cmdutil.UsageError("give a VALUE, -f FILE, or pipe values on stdin")
+			return nil, cmdutil.UsageError("give a VALUE, -f FILE, or pipe values on stdin")
 		}
-		args = []string{"-"}
+		p.args = []string{"-"}
 	}
-	multi := len(opts.Files) > 0 || len(args) > 1 || args[0] == "-"
-	// A file that cannot be read fails now, not after the values before it
-	// were looked up.
-	for _, name := range opts.Files {
-		if name == "-" {
-			continue
+	p.multi = len(p.names) > 0 || len(p.args) > 1 || p.args[0] == "-"
+	for _, name := range p.names {
+		var f *os.File
+		if name != "-" {
+			var err error
+			if f, err = os.Open(name); err != nil {
+				p.close()
+				return nil, cmdutil.CannotRead(name, err)
+			}
 		}
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, false, cmdutil.CannotRead(name, err)
-		}
-		f.Close()
+		p.files = append(p.files, f)
 	}
-	return args, multi, nil
+	return p, nil
+}
+
+func (p *inputPlan) close() {
+	for _, f := range p.files {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // newSource is where the values come from: the one value already
 // prepared, or the arguments, files and stdin, read as they are needed.
-func newSource(opts *Options, args []string, multi bool, single lookup.Item) lookup.Source {
-	if !multi {
+func newSource(opts *Options, in *inputPlan, single lookup.Item) lookup.Source {
+	if !in.multi {
 		return &one{item: single}
 	}
-	return &source{in: newInputs(args, opts.Files, opts.IO.In), refang: !opts.NoRefang}
+	return &source{in: newInputs(in.args, in.names, in.files, opts.IO.In), refang: !opts.NoRefang}
 }
 
 // one is the Source of a single value given as the only argument.
