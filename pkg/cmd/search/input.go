@@ -76,7 +76,7 @@ func prepare(in input, refang bool) lookup.Item {
 // streaming: nothing is read ahead of what is asked for.
 type inputs struct {
 	stdin   io.Reader
-	pending []string // remaining arguments
+	pending []string   // remaining arguments
 	names   []string   // remaining -f files
 	files   []*os.File // opened, as names; nil for "-"
 
