@@ -43,3 +43,22 @@ func CannotRead(name string, err error) error {
 	}
 	return failure.Wrap(failure.IO, err, fmt.Sprintf("cannot read %s: %v", name, err))
 }
+
+// OpenInput opens a file of values or text to read, and refuses a
+// directory at once: os.Open takes one, and its first read would fail
+// only after the values before it were looked up. The error is
+// CannotRead's.
+func OpenInput(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, CannotRead(name, err)
+	}
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		f.Close()
+		if err == nil {
+			err = errors.New("is a directory")
+		}
+		return nil, CannotRead(name, err)
+	}
+	return f, nil
+}

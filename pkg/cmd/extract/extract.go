@@ -155,10 +155,10 @@ func open(stdin io.Reader, names []string) (io.Reader, func(), error) {
 			readers = append(readers, stdin, bytes.NewReader([]byte("\n")))
 			continue
 		}
-		fh, err := os.Open(name)
+		fh, err := cmdutil.OpenInput(name)
 		if err != nil {
 			closeAll()
-			return nil, nil, cmdutil.CannotRead(name, err)
+			return nil, nil, err
 		}
 		files = append(files, fh)
 		readers = append(readers, fh, bytes.NewReader([]byte("\n")))

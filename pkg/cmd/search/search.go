@@ -308,9 +308,9 @@ func plan(opts *Options) (*inputPlan, error) {
 		var f *os.File
 		if name != "-" {
 			var err error
-			if f, err = os.Open(name); err != nil {
+			if f, err = cmdutil.OpenInput(name); err != nil {
 				p.close()
-				return nil, cmdutil.CannotRead(name, err)
+				return nil, err
 			}
 		}
 		p.files = append(p.files, f)

@@ -298,12 +298,15 @@ func TestResourceNeedsWeb(t *testing.T) {
 }
 
 func TestUnreadableFileFailsBeforeAnyRequest(t *testing.T) {
-	h := newHarness(t, "a.example")
-	h.opts.Files = []string{"/nonexistent/iocs.txt"}
-	h.reg.Register("a", httpmock.Any(), httpmock.JSON(answer("a.example", 1)))
-	err := h.run(t)
-	if failure.ExitCode(err) != failure.ExitUsage || h.reg.Requests() != 0 || !strings.Contains(err.Error(), "/nonexistent/iocs.txt") {
-		t.Fatalf("err %v after %d requests", err, h.reg.Requests())
+	dir := t.TempDir()
+	for name, want := range map[string]string{"/nonexistent/iocs.txt": "cannot read /nonexistent/iocs.txt", dir: "is a directory"} {
+		h := newHarness(t, "a.example")
+		h.opts.Files = []string{name}
+		h.reg.Register("a", httpmock.Any(), httpmock.JSON(answer("a.example", 1)))
+		err := h.run(t)
+		if failure.ExitCode(err) != failure.ExitUsage || h.reg.Requests() != 0 || !strings.Contains(err.Error(), want) {
+			t.Fatalf("-f %s: err %v after %d requests", name, err, h.reg.Requests())
+		}
 	}
 }
 

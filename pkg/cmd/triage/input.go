@@ -40,13 +40,10 @@ func openInputs(opts *Options) (io.Reader, func(), error) {
 	for _, name := range names {
 		var r io.Reader = opts.IO.In
 		if name != "-" {
-			f, err := os.Open(name)
-			if err == nil {
-				err = notADirectory(f)
-			}
+			f, err := cmdutil.OpenInput(name)
 			if err != nil {
 				closeAll()
-				return nil, nil, cmdutil.CannotRead(name, err)
+				return nil, nil, err
 			}
 			files = append(files, f)
 			r = f
@@ -54,15 +51,6 @@ func openInputs(opts *Options) (io.Reader, func(), error) {
 		readers = append(readers, lazyOpen(r, name, format), strings.NewReader("\n"))
 	}
 	return io.MultiReader(readers...), closeAll, nil
-}
-
-func notADirectory(f *os.File) error {
-	st, err := f.Stat()
-	if err == nil && st.IsDir() {
-		f.Close()
-		return errors.New("is a directory")
-	}
-	return err
 }
 
 // lazyOpen sniffs an input only when it is first read, so that stdin is
