@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,12 @@ type Info struct {
 }
 
 // Get returns the build's info, filling gaps from the embedded build info.
-func Get() Info {
+// It is read once: the build info is parsed from a string on every call.
+func Get() Info { return getOnce() }
+
+var getOnce = sync.OnceValue(get)
+
+func get() Info {
 	info := Info{Version: version, Commit: commit, Date: date, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
