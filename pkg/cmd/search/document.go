@@ -73,7 +73,7 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 	if !multi {
 		return c.tally.Err(nil, opts.ExitStatus)
 	}
-	c.report()
+	c.report(c.doc.Interrupted)
 	return c.tally.Err(runErr, opts.ExitStatus)
 }
 

@@ -251,7 +251,7 @@ func run(ctx context.Context, opts *Options) error {
 		}
 		return s.tally.Err(nil, opts.ExitStatus)
 	}
-	s.report()
+	s.report(failure.KindOf(runErr) == failure.Interrupted)
 	return s.tally.Err(runErr, opts.ExitStatus)
 }
 
@@ -400,10 +400,15 @@ func (s *sink) noticeTrimmed(rec output.Record) {
 // report prints the closing line of a multi-value run: always when
 // something failed (an error report belongs on stderr), otherwise only to
 // a person at a terminal.
-func (s *sink) report() {
+func (s *sink) report(interrupted bool) {
 	t := &s.tally
 	if t.Failed == 0 && !s.io.IsStderrTTY() {
 		return
+	}
+	if interrupted && s.io.IsStderrTTY() {
+		// The terminal echoed ^C where the cursor was: start a line of
+		// our own.
+		fmt.Fprintln(s.io.ErrOut)
 	}
 	fromCache := ""
 	if s.cached > 0 {
