@@ -512,3 +512,26 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("--tlp with json: %v", err)
 	}
 }
+
+func TestInterruptedTableSaysItIsIncomplete(t *testing.T) {
+	for _, interrupt := range []bool{false, true} {
+		h := newHarness(t, output.Table)
+		h.in.WriteString("a1.example a2.example\n")
+		h.opts.Concurrency = 1
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stub("a1.example", "Feed")
+		h.reg.Register("a2", httpmock.Query("q", "a2.example"), func(r *http.Request) (*http.Response, error) {
+			if !interrupt {
+				return httpmock.JSON(`{"query":"a2.example","results":[]}`)(r)
+			}
+			cancel()
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		err := run(ctx, h.opts)
+		cancel()
+		if got := strings.Contains(h.out.String(), "Incomplete: the run was interrupted"); got != interrupt || (exitCode(err) == failure.ExitInterrupted) != interrupt {
+			t.Errorf("interrupted %v: exit %d, table:\n%s", interrupt, exitCode(err), h.out.String())
+		}
+	}
+}
