@@ -39,7 +39,10 @@ type htmlReader struct {
 	buf    []byte
 	out    []byte // what Read has not handed out yet
 	hidden atom.Atom
-	err    error
+	// next is how the text after a start tag is read: an xmp's, a
+	// textarea's...
+	next textKind
+	err  error
 }
 
 func (h *htmlReader) Read(p []byte) (int, error) {
@@ -58,6 +61,8 @@ func (h *htmlReader) Read(p []byte) (int, error) {
 
 // step reads one token and appends its text to buf.
 func (h *htmlReader) step() {
+	kind := h.next
+	h.next = plainText // it holds for the one token after the start tag
 	switch h.z.Next() {
 	case html.ErrorToken:
 		h.err = h.z.Err()
@@ -66,15 +71,16 @@ func (h *htmlReader) step() {
 		}
 	case html.TextToken:
 		if h.hidden == 0 {
-			h.buf = append(h.buf, unescape(h.z.Raw())...)
+			h.buf = append(h.buf, textOf(h.z.Raw(), kind)...)
 		}
 	case html.StartTagToken, html.SelfClosingTagToken:
-		raw := h.z.Raw() // before TagName, which lowers the name in place
+		raw := h.z.Raw() // the tag as written (TagName lowers its name in there; tagAttrs skips it)
 		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
 		if hidesText(a) && h.hidden == 0 {
 			h.hidden = a
 		}
+		h.next = textKindIn(a)
 		h.breakLine(a)
 		if h.hidden != 0 {
 			break
@@ -82,10 +88,11 @@ func (h *htmlReader) step() {
 		tagAttrs(raw, func(key, val []byte) {
 			if bytes.EqualFold(key, []byte("href")) {
 				h.buf = append(h.buf, '\n')
-				h.buf = append(h.buf, bytes.TrimSpace(unescape(val))...)
+				h.buf = append(h.buf, bytes.TrimSpace(unescapeAttr(val))...)
 				h.buf = append(h.buf, '\n')
 			}
 		})
+		return
 	case html.EndTagToken:
 		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
@@ -100,18 +107,120 @@ func (h *htmlReader) step() {
 // themselves, but through a table of 2,000 entities that x/net/html builds
 // in its init, which every start-up of tilookup (each TAB of shell
 // completion) would pay. The standard library's table is built on first
-// use, so the text comes from Raw, decoded here, and the attributes from
-// tagAttrs.
+// use, so text and attribute values are taken raw and decoded here, by the
+// tokenizer's rules (tested against it).
 
-// unescape decodes the character references of raw text, with line ends
-// made "\n" as the tokenizer does.
-func unescape(raw []byte) []byte {
-	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
-	raw = bytes.ReplaceAll(raw, []byte("\r"), []byte("\n"))
-	if bytes.IndexByte(raw, '&') < 0 {
+// textKind is how the tokenizer reads the text of an element.
+type textKind int
+
+const (
+	plainText textKind = iota
+	rcdata             // title, textarea: references decoded, NUL made U+FFFD
+	rawText            // xmp, iframe, noscript...: as written, NUL made U+FFFD
+)
+
+// textKindIn is the kind of the text in element a. (script and style are
+// raw text too, but hidden.)
+func textKindIn(a atom.Atom) textKind {
+	switch a {
+	case atom.Title, atom.Textarea:
+		return rcdata
+	case atom.Xmp, atom.Iframe, atom.Noembed, atom.Noframes, atom.Noscript, atom.Plaintext, atom.Script, atom.Style:
+		return rawText
+	}
+	return plainText
+}
+
+// textOf is a text token as the tokenizer's Text gives it: line ends made
+// "\n", character references decoded (except in raw text), and NUL made
+// U+FFFD in the text of a title, a textarea or raw text.
+func textOf(raw []byte, kind textKind) []byte {
+	raw = newlines(raw)
+	if kind != plainText {
+		raw = bytes.ReplaceAll(raw, []byte{0}, []byte("\uFFFD"))
+	}
+	if kind == rawText || bytes.IndexByte(raw, '&') < 0 {
 		return raw
 	}
 	return []byte(htmlesc.UnescapeString(string(raw)))
+}
+
+func newlines(b []byte) []byte {
+	if bytes.IndexByte(b, '\r') < 0 {
+		return b
+	}
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	return bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
+}
+
+// unescapeAttr decodes an attribute value as the tokenizer does, which is
+// not as text: a named reference without its ';' is kept as written when
+// an '=' follows it or when it is not a whole entity name, so that the
+// query string of "?id=7&region=eu&copy=1" stays a query string instead
+// of turning into "?id=7®ion=eu©=1".
+func unescapeAttr(val []byte) []byte {
+	val = newlines(val)
+	if bytes.IndexByte(val, '&') < 0 {
+		return val
+	}
+	var out []byte
+	for {
+		i := bytes.IndexByte(val, '&')
+		if i < 0 {
+			return append(out, val...)
+		}
+		out = append(out, val[:i]...)
+		val = val[i:]
+		n := referenceLen(val)
+		ref := string(val[:n])
+		switch {
+		case n > 1 && val[1] == '#':
+			out = append(out, htmlesc.UnescapeString(ref)...) // numeric: as in text
+		case n > 1 && (ref[n-1] == ';' || n == len(val) || val[n] != '='):
+			out = append(out, wholeEntity(ref)...)
+		default:
+			out = append(out, ref...)
+		}
+		val = val[n:]
+	}
+}
+
+// referenceLen is the length of the reference at the start of b ('&'
+// first): '&', then '#' and a number, or a run of letters and digits, and
+// the ';' that ends it if there is one.
+func referenceLen(b []byte) int {
+	i := 1
+	if i < len(b) && b[i] == '#' {
+		i++
+		if i < len(b) && (b[i] == 'x' || b[i] == 'X') {
+			i++
+		}
+	}
+	for i < len(b) && isAlnum(b[i]) {
+		i++
+	}
+	if i < len(b) && b[i] == ';' {
+		i++
+	}
+	return i
+}
+
+// wholeEntity decodes ref when it is one whole entity name ("&copy;", or
+// "&copy", which HTML knows without its ';'), else returns it as written:
+// the text decoder's fallback to a prefix ("&copyx" as "©x") is not for
+// attributes. A whole name decodes to symbols, never to a letter or digit,
+// so a decoding that ends in ref's own last name character took a prefix.
+func wholeEntity(ref string) string {
+	dec := htmlesc.UnescapeString(ref)
+	last := strings.TrimSuffix(ref, ";")
+	if dec == ref || strings.HasSuffix(dec, last[len(last)-1:]+ref[len(last):]) {
+		return ref
+	}
+	return dec
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // tagAttrs calls yield with the name and raw value of each attribute of a

@@ -1,10 +1,13 @@
 package triage
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // firstTag is a tokenizer at doc's first token when that is a start tag,
@@ -42,7 +45,7 @@ func ourAttrs(doc string) []string {
 	}
 	var out []string
 	tagAttrs(z.Raw(), func(k, v []byte) {
-		out = append(out, asciiLower(string(k))+"="+string(unescape(v)))
+		out = append(out, asciiLower(string(k))+"="+string(unescapeAttr(v)))
 	})
 	return out
 }
@@ -64,6 +67,10 @@ var attrCases = []string{
 	`<img src="http://pixel.example/t.gif" alt="alt.example" />`,
 	`<a href="&#x68;ttp://ent.example">`,
 	`<a href='mixed"quote.example'>`,
+	`<a href="https://evil.test/dl?id=7&region=eu&copy=1&not&para;&times2&lt">`,
+	`<a href="?a=1&amp;b=2&amp=3&ampx&#38;c&#x26;d&#0;&#xZZ;&;&">`,
+	`<a href="&copyx; &semi; &copy &Aacute &NotEqualTilde; &notin &notit;">`,
+	"<a href=\"x\r\ny\rz\x00\">",
 }
 
 func TestTagAttrsMatchesTheTokenizer(t *testing.T) {
@@ -80,9 +87,6 @@ func FuzzTagAttrs(f *testing.F) {
 		f.Add(doc)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
-		if strings.ContainsAny(doc, "&\x00\r") {
-			t.Skip() // references and line ends are decoded by different tables
-		}
 		want, got := tokenizerAttrs(doc), ourAttrs(doc)
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("%q:\n got %q\nwant %q", doc, got, want)
@@ -106,4 +110,81 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// oracleHTMLText is HTMLText as it was written on the tokenizer's own
+// Text and TagAttr, which decode with x/net/html's entity table.
+func oracleHTMLText(doc string) string {
+	z := html.NewTokenizer(strings.NewReader(doc))
+	var b []byte
+	var hidden atom.Atom
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return string(b)
+		case html.TextToken:
+			if hidden == 0 {
+				b = append(b, z.Text()...)
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			if hidesText(a) && hidden == 0 {
+				hidden = a
+			}
+			if !isInline(a) {
+				b = append(b, '\n')
+			}
+			for hasAttr {
+				var key, val []byte
+				key, val, hasAttr = z.TagAttr()
+				if string(key) == "href" && hidden == 0 {
+					b = append(b, '\n')
+					b = append(b, bytes.TrimSpace(val)...)
+					b = append(b, '\n')
+				}
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			if a != 0 && a == hidden {
+				hidden = 0
+			}
+			if !isInline(a) {
+				b = append(b, '\n')
+			}
+		}
+	}
+}
+
+var docCases = []string{
+	"<p>a &amp; b &lt;evil[.]example&gt; &#x31;98.51.100.1 caf&eacute;\r\nnext &copyx &notit; &region</p>",
+	`<xmp>198.51.100&#46;1 &amp;</xmp><p>203.0.113&#46;5</p>`,
+	"<iframe>a&amp;b\x00c</iframe><noscript>x&lt;y</noscript><noembed>&amp;</noembed><noframes>&amp;</noframes>",
+	`<title>t &amp; 198.51.100.9</title><textarea>&lt;x&gt;</textarea><plaintext>&amp; to the end`,
+	`<a href="https://evil.test/dl?id=7&region=eu&copy=1">link</a> <A HREF=x.example/>`,
+	`<script>var a="&amp;"</script><style>p{}</style><template><a href="h.example">x</a></template>`,
+}
+
+func TestHTMLTextMatchesTheTokenizer(t *testing.T) {
+	for _, doc := range docCases {
+		if got, want := htmlText(t, doc), oracleHTMLText(doc); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", doc, got, want)
+		}
+	}
+}
+
+func FuzzHTMLText(f *testing.F) {
+	for _, doc := range append(docCases, attrCases...) {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		got, err := io.ReadAll(HTMLText(strings.NewReader(doc)))
+		if err != nil {
+			t.Skip()
+		}
+		if want := oracleHTMLText(doc); string(got) != want {
+			t.Errorf("%q:\n got %q\nwant %q", doc, got, want)
+		}
+	})
 }
