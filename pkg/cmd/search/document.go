@@ -39,8 +39,7 @@ type collector struct {
 }
 
 func (c *collector) Add(r lookup.Result) error {
-	c.tally.Add(r.Err, r.Resp.ResultCount() > 0)
-	c.bar.add(r.Item.Offset)
+	c.count(r)
 	if !c.multi && r.Err != nil {
 		return r.Err
 	}

@@ -361,13 +361,18 @@ type sink struct {
 	why     whyFailed
 }
 
-func (s *sink) Add(r lookup.Result) error {
+// count takes a result into the closing line and the progress bar.
+func (s *sink) count(r lookup.Result) {
 	s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
 	s.why.add(r.Err)
 	if r.Resp != nil && !r.Resp.CachedAt.IsZero() {
 		s.cached++
 	}
 	s.bar.add(r.Item.Offset)
+}
+
+func (s *sink) Add(r lookup.Result) error {
+	s.count(r)
 	rec := output.Record{Input: r.Item.Input, Query: r.Item.Value, Resp: r.Resp, Err: r.Err}
 	if !s.multi {
 		if r.Err != nil {
@@ -422,35 +427,40 @@ func (s *sink) report(interrupted bool) {
 // and a person should not have to run again with -o json to learn that
 // the token was refused. The contract is one line on stderr, so the line
 // names the most common reason.
+//
+// Failures are told apart by kind and HTTP status, not by their words:
+// values that each fail in their own words (a 400 or a bad line naming the
+// value) are one reason, shown by its first message.
 type whyFailed struct {
 	reasons []reason
 	n       int // failures counted
 }
 
 type reason struct {
-	msg string
-	n   int
+	kind   failure.Kind
+	status int
+	msg    string // the first failure's
+	n      int
 }
 
-// maxReasons bounds the distinct reasons kept: values that each fail in
-// their own words (a 400 naming the value) must not grow the list.
-const maxReasons = 8
-
 func (w *whyFailed) add(err error) {
-	if err == nil || failure.KindOf(err) == failure.Interrupted {
+	kind := failure.KindOf(err)
+	if err == nil || kind == failure.Interrupted {
 		return
 	}
 	w.n++
-	msg := sanitize.Line(err.Error())
+	status := 0
+	var withStatus interface{ HTTPStatus() int }
+	if errors.As(err, &withStatus) {
+		status = withStatus.HTTPStatus()
+	}
 	for i := range w.reasons {
-		if w.reasons[i].msg == msg {
+		if w.reasons[i].kind == kind && w.reasons[i].status == status {
 			w.reasons[i].n++
 			return
 		}
 	}
-	if len(w.reasons) < maxReasons {
-		w.reasons = append(w.reasons, reason{msg: msg, n: 1})
-	}
+	w.reasons = append(w.reasons, reason{kind: kind, status: status, msg: sanitize.Line(err.Error()), n: 1})
 }
 
 // String is the end of the closing line: ": REASON" when every failure had

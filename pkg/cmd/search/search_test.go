@@ -337,6 +337,8 @@ func TestClosingLineNamesTheCommonReason(t *testing.T) {
 		{[]error{nil, refused, refused}, ": search: 401 Unauthorized: the token was not accepted"},
 		{[]error{busy, refused, busy, failure.New(failure.Interrupted, "interrupted")}, ", 2 of them: search: 503 Service Unavailable"},
 		{[]error{failure.New(failure.Server, "a\x1b[31m\nb")}, ": a␛ b"},
+		{append(badLines(9), busy, busy, busy, busy, busy, busy, busy, busy, busy, busy), ", 10 of them: search: 503 Service Unavailable"},
+		{badLines(3), ": bad line 0"},
 	}
 	for _, tt := range tests {
 		var w whyFailed
@@ -385,3 +387,23 @@ func TestWebKeepsTheSandboxUpForAPerson(t *testing.T) {
 type closer func()
 
 func (c closer) Close() error { c(); return nil }
+
+// badLines are failures of one kind that each say something else.
+func badLines(n int) []error {
+	var errs []error
+	for i := range n {
+		errs = append(errs, failure.New(failure.Input, "bad line %d", i))
+	}
+	return errs
+}
+
+func TestDocumentClosingLineSaysWhyValuesFailed(t *testing.T) {
+	h := newHarness(t, "a.example", "b.example")
+	h.opts.Output = func(string) (output.Options, error) { return output.Options{Format: output.MD}, nil }
+	h.reg.Register("a", httpmock.Query("q", "a.example"), httpmock.JSON(answer("a.example", 1)))
+	h.reg.Register("b", httpmock.Query("q", "b.example"), httpmock.Status(503, nil, "busy"))
+	err := h.run(t)
+	if exitCode(err) != failure.ExitService || !strings.Contains(h.errOut.String(), "1 failed: search: 503") {
+		t.Fatalf("exit %d, stderr %q", exitCode(err), h.errOut.String())
+	}
+}
