@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -25,24 +24,7 @@ import (
 // Main runs tilookup with the process's arguments and streams and returns
 // the exit code. Tests and testscript call it in-process.
 func Main() int {
-	tuneGC(os.Getenv)
 	return Run(os.Args[1:], iostreams.System())
-}
-
-// tuneGC makes the garbage collector run a quarter as often as Go's
-// default, within a soft memory limit, unless GOGC or GOMEMLIMIT says
-// otherwise. A bulk search allocates some 8 KB per value (mostly net/http's)
-// over a live heap of a few MB; at the default the collector ran every few
-// hundred values and took about a tenth of the CPU. The limit keeps the
-// worst case (large answers held for ordering and for de-duplication) well
-// under 100 MB.
-func tuneGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(64 << 20)
-	}
 }
 
 // Run executes one command line against the given streams.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -229,28 +228,4 @@ func TestTheSignalWatchEndsWithTheRun(t *testing.T) {
 	}
 	cancel()
 	<-ctx.Done() // ends with its parent, or this test times out
-}
-
-func TestTuneGCLeavesTheUsersSettingsAlone(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-
-	debug.SetGCPercent(123)
-	debug.SetMemoryLimit(1 << 40)
-	tuneGC(func(k string) string { return map[string]string{"GOGC": "123", "GOMEMLIMIT": "1TiB"}[k] })
-	if got := debug.SetGCPercent(123); got != 123 {
-		t.Errorf("with GOGC set, GC percent = %d, want the user's 123", got)
-	}
-	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
-		t.Errorf("with GOMEMLIMIT set, limit = %d, want the user's", got)
-	}
-
-	tuneGC(func(string) string { return "" })
-	if got := debug.SetGCPercent(-1); got != 400 {
-		t.Errorf("GC percent = %d, want 400", got)
-	}
-	debug.SetGCPercent(100)
-	if got := debug.SetMemoryLimit(-1); got != 64<<20 {
-		t.Errorf("memory limit = %d, want 64 MiB", got)
-	}
 }

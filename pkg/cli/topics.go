@@ -63,7 +63,7 @@ var moreEnvironment = []Entry{
 	{"HTTPS_PROXY, HTTP_PROXY, NO_PROXY", "The proxy for https and http requests, and the hosts that go direct. Through a proxy the token stays inside the TLS tunnel."},
 	{"XDG_CONFIG_HOME", "Where the config file is looked for (default ~/.config)."},
 	{"XDG_CACHE_HOME", "Where the cache lives, under tilookup/ (default ~/.cache)."},
-	{"GOGC, GOMEMLIMIT", "Go's garbage collector settings. When unset, tilookup uses 400 and 64MiB, which spares a bulk search CPU at the cost of a few tens of MB."},
+	{"GOGC", "Go's garbage collector setting. When unset, a bulk search that streams its records uses 400, which spares it about a tenth of its CPU for some 10 MB."},
 }
 
 // ExitCodesIntro and ExitCodesOutro frame the table of exit codes.

@@ -33,6 +33,8 @@ type Options struct {
 	Client func(concurrency int) (*api.Client, error)
 	// Output resolves the output format and terminal facts.
 	Output func(jq string) (output.Options, error)
+	// BulkGC tunes the collector for a streaming bulk run (nil: leave it).
+	BulkGC func()
 	// StartSandbox runs the built-in server and points Client at it.
 	StartSandbox func() (io.Closer, error)
 	// StartPager sends stdout through the pager when it is a terminal.
@@ -70,6 +72,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
 		Output:       func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },
 		StartSandbox: f.Sandbox,
+		BulkGC:       func() { cmdutil.BulkGC(os.Getenv) },
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {
 			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
 		},
@@ -230,6 +233,9 @@ func run(ctx context.Context, opts *Options) error {
 		return failure.New(failure.Usage, "%v", err)
 	}
 	s := &sink{io: opts.IO, printer: printer, multi: multi}
+	if multi && opts.BulkGC != nil {
+		opts.BulkGC()
+	}
 	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
 		// The bar goes to a person watching stderr while the records go
 		// to a file or a pipe; on a shared terminal the rows show progress.
