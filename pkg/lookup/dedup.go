@@ -60,11 +60,11 @@ func (d *dedup) join(value string, then func(*api.SearchResponse, error)) bool {
 	return ok
 }
 
-func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, error) {
+func (d *dedup) Search(ctx context.Context, value string) (resp *api.SearchResponse, err error) {
 	d.mu.Lock()
-	if resp, ok := d.recent.get(value); ok {
+	if recent, ok := d.recent.get(value); ok {
 		d.mu.Unlock()
-		return resp, nil
+		return recent, nil
 	}
 	if f, ok := d.inflight[value]; ok {
 		if f.done == nil {
@@ -82,8 +82,13 @@ func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, 
 	d.inflight[value] = f
 	d.mu.Unlock()
 
-	// Whatever happens in next (a panic included), the waiters are released.
+	// Whatever happens in next, the waiters are released, with the same
+	// answer as this call: a panic becomes everyone's error.
 	defer func() {
+		if p := recover(); p != nil {
+			f.resp, f.err = nil, panicked(p)
+			resp, err = f.resp, f.err
+		}
 		d.mu.Lock()
 		delete(d.inflight, value)
 		if f.err == nil && f.resp != nil {
@@ -98,7 +103,6 @@ func (d *dedup) Search(ctx context.Context, value string) (*api.SearchResponse, 
 			then(f.resp, f.err)
 		}
 	}()
-	f.err = errNoAnswer // what the waiters get if next panics
 	f.resp, f.err = d.next.Search(ctx, value)
 	if f.err == nil && f.resp == nil {
 		f.err = errNoAnswer

@@ -205,11 +205,16 @@ func (r *run) lookup(sl *slot) {
 	var err error = errNoAnswer
 	defer func() {
 		if p := recover(); p != nil {
-			resp, err = nil, failure.New(failure.Decode, "cannot handle the answer for this value (internal error: %v)", p)
+			resp, err = nil, panicked(p)
 		}
 		r.answer(sl, resp, err)
 	}()
 	resp, err = r.s.Search(r.ctx, sl.item.Value)
+}
+
+// panicked is the error of a value whose lookup panicked.
+func panicked(p any) error {
+	return failure.New(failure.Decode, "cannot handle the answer for this value (internal error: %v)", p)
 }
 
 // answer records a slot's answer and hands it to the emitter.
