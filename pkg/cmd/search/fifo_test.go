@@ -56,3 +56,46 @@ func TestANamedPipeIsReadWhole(t *testing.T) {
 		t.Fatalf("%d records for the 100 lines sent", n)
 	}
 }
+
+// Two pipes fed one after the other by one writer: opening the second
+// before the first is read would wait for a writer that waits for us.
+func TestPipesFedInTurnDoNotDeadlock(t *testing.T) {
+	dir := t.TempDir()
+	fifos := []string{filepath.Join(dir, "one"), filepath.Join(dir, "two")}
+	for _, f := range fifos {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Skip("no named pipes here:", err)
+		}
+	}
+	const perPipe = 4000 // about 100 KB: more than a pipe holds
+	go func() {
+		for n, name := range fifos {
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			var b strings.Builder
+			for i := range perPipe {
+				fmt.Fprintf(&b, "h%d-%d.example.com\n", n, i)
+			}
+			f.WriteString(b.String())
+			f.Close()
+		}
+	}()
+	h := newHarness(t)
+	h.opts.Files = fifos
+	h.reg.Register("all", httpmock.Any(), httpmock.JSON(answer("a.example", 1)))
+	done := make(chan error, 1)
+	go func() { done <- h.run(t) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("deadlock: the second pipe was opened before the first was read")
+	}
+	if n := strings.Count(h.out.String(), "\n"); n != 2*perPipe {
+		t.Fatalf("%d records for the %d lines sent", n, 2*perPipe)
+	}
+}

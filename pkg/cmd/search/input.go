@@ -78,7 +78,7 @@ type inputs struct {
 	stdin   io.Reader
 	pending []string   // remaining arguments
 	names   []string   // remaining -f files
-	files   []*os.File // opened, as names; nil for "-"
+	files   []*os.File // as names; nil for "-" and for a file to open when its turn comes
 
 	cur    *lineReader
 	closer io.Closer
@@ -117,9 +117,15 @@ func (in *inputs) next() (input, bool, error) {
 		if len(in.names) > 0 {
 			name, f := in.names[0], in.files[0]
 			in.names, in.files = in.names[1:], in.files[1:]
-			if f == nil {
+			if name == "-" {
 				in.cur = newLineReader(in.stdin, "stdin")
 				continue
+			}
+			if f == nil {
+				var err error
+				if f, err = cmdutil.OpenInput(name); err != nil {
+					return input{}, false, err
+				}
 			}
 			in.cur, in.closer = newLineReader(f, name), f
 			continue

@@ -86,11 +86,11 @@ func inputSize(in *inputPlan, stdin io.Reader) int64 {
 			return -1
 		}
 	}
-	for _, f := range in.files {
-		if f == nil {
+	for i, f := range in.files {
+		if in.names[i] == "-" {
 			f = stdinFile
 		}
-		if f == nil || !add(f) {
+		if f == nil || !add(f) { // a pipe opened later has no size
 			return -1
 		}
 	}

@@ -289,18 +289,21 @@ func web(ctx context.Context, opts *Options, it lookup.Item) error {
 }
 
 // inputPlan is where a run's values come from: the arguments ("-" is
-// stdin) and the -f files, each opened once, up front.
+// stdin) and the -f files, each opened once.
 type inputPlan struct {
 	args  []string
 	names []string   // the -f files as given
-	files []*os.File // opened, in the order of names; nil for "-" (stdin)
+	files []*os.File // in the order of names; nil for "-" (stdin) and for a file opened when its turn comes
 	multi bool       // a stream of values rather than one argument
 }
 
-// plan opens every -f file before any request, so that an unreadable one
-// fails at once rather than after the values before it were looked up.
-// Each is opened only once: a named pipe opened to check it and closed
-// again could lose what its writer sent in between.
+// plan opens the -f files that are regular files before any request, so
+// that an unreadable one fails at once rather than after the values
+// before it were looked up. A named pipe (or a device) is only checked to
+// exist, and opened when its turn comes: opening a pipe waits for its
+// writer, who may still be writing an earlier one. Nothing is opened
+// twice: a pipe opened to check it and closed again would lose what its
+// writer sent in between.
 func plan(opts *Options) (*inputPlan, error) {
 	p := &inputPlan{args: opts.Args, names: opts.Files}
 	if len(p.args) == 0 && len(p.names) == 0 {
@@ -311,17 +314,30 @@ func plan(opts *Options) (*inputPlan, error) {
 	}
 	p.multi = len(p.names) > 0 || len(p.args) > 1 || p.args[0] == "-"
 	for _, name := range p.names {
-		var f *os.File
-		if name != "-" {
-			var err error
-			if f, err = cmdutil.OpenInput(name); err != nil {
-				p.close()
-				return nil, err
-			}
+		f, err := openNow(name)
+		if err != nil {
+			p.close()
+			return nil, err
 		}
 		p.files = append(p.files, f)
 	}
 	return p, nil
+}
+
+// openNow opens a regular file or a directory (which OpenInput refuses);
+// it returns nil for stdin and for a pipe or a device, which wait.
+func openNow(name string) (*os.File, error) {
+	if name == "-" {
+		return nil, nil
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, cmdutil.CannotRead(name, err)
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, nil
+	}
+	return cmdutil.OpenInput(name)
 }
 
 func (p *inputPlan) close() {
