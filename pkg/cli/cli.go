@@ -30,9 +30,11 @@ func Main() int {
 // Run executes one command line against the given streams.
 func Run(args []string, ios *iostreams.IOStreams) int {
 	// The signal watch starts in the root's pre-run, for the commands that
-	// need it (see watchInterrupts); cancelling ctx ends it.
-	ctx, cancel := context.WithCancel(context.Background())
+	// need it (see watchInterrupts), and stops before Run returns.
+	w := &interrupts{stop: func() {}}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), interruptsKey{}, w))
 	defer cancel()
+	defer func() { w.stop() }()
 
 	out := trackStdout(ios)
 	v := Version()
@@ -87,37 +89,47 @@ func commandPath(cmd *cobra.Command) string {
 	return cmd.CommandPath()
 }
 
-// watchInterrupts returns a context that ends on the first SIGINT or
+// interrupts is the signal watch of one Run.
+type interrupts struct{ stop func() }
+
+type interruptsKey struct{}
+
+// watchInterrupts gives cmd a context that ends on the first SIGINT or
 // SIGTERM, so that a command can stop cleanly (a bulk search keeps its
 // complete prefix); a second signal exits at once, for a user who does not
-// want to wait for in-flight requests. The watch ends with parent.
+// want to wait for in-flight requests. Run stops the watch before it
+// returns.
 //
 // Commands that only print (version, help, completion, and the shell's
 // completion requests on every TAB) skip it: installing a signal handler
 // starts a thread, a sizeable share of their start-up, and the default
 // action of SIGINT suits them.
 func watchInterrupts(cmd *cobra.Command) {
-	if printsOnly(cmd) {
+	w, _ := cmd.Context().Value(interruptsKey{}).(*interrupts)
+	if w == nil || printsOnly(cmd) {
 		return
 	}
-	parent := cmd.Context()
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancel(cmd.Context())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
 	go func() {
-		defer signal.Stop(ch)
 		select {
 		case <-ch:
 			cancel()
-		case <-parent.Done():
+		case <-done:
 			return
 		}
 		select {
 		case <-ch:
 			os.Exit(failure.ExitInterrupted)
-		case <-parent.Done():
+		case <-done:
 		}
 	}()
+	w.stop = func() {
+		signal.Stop(ch)
+		close(done)
+	}
 	cmd.SetContext(ctx)
 }
 
