@@ -138,6 +138,9 @@ environment (the variables tilookup reads) and exit-codes.`,
 // subcommands and runs too: every parent does, to report a mistyped
 // subcommand, and its own line says <command> already.
 //
+// It lists commands without groups: tilookup defines none (cobra's
+// default would print them under their titles).
+//
 // It is Go rather than a template on purpose: executing a text/template
 // makes the linker keep every exported method of every type, which made
 // the binary twice as large and every start-up (each TAB of completion)
