@@ -39,7 +39,7 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	out := trackStdout(ios)
 	v := Version()
 	f := &cmdutil.Factory{IO: ios, Version: v, UserAgent: "tilookup/" + v}
-	root := NewRootCmd(f)
+	root := newRootCmd(f, onlyCommand(args))
 	routeStdLog(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)

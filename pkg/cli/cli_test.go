@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,4 +235,86 @@ func TestTheSignalWatchIsStoppedByRun(t *testing.T) {
 		t.Fatal("search runs without a signal watch")
 	}
 	w.stop()
+}
+
+func TestOnlyCommand(t *testing.T) {
+	for args, want := range map[string]string{
+		"":                                 "",
+		"search x":                         "search",
+		"-o json search x":                 "search",
+		"--config search events me":        "events",
+		"--config=x.yaml triage r.txt":     "triage",
+		"--color never --version":          "",
+		"serch x":                          "",
+		"help auth login":                  "auth",
+		"help":                             "",
+		"__complete search --li":           "search",
+		"__complete sea":                   "",
+		"__complete search":                "",
+		"__completeNoDesc help config get": "config",
+		"completion bash":                  "",
+		"-- search":                        "",
+	} {
+		if got := onlyCommand(strings.Fields(args)); got != want {
+			t.Errorf("onlyCommand(%q) = %q, want %q", args, got, want)
+		}
+	}
+}
+
+// The table of commands is the tree: each entry builds the command it
+// names, and building them all leaves nothing out.
+func TestCommandsTableIsTheTree(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios}
+	var names []string
+	for _, c := range commands {
+		if got := c.build(f).Name(); got != c.name {
+			t.Errorf("the entry %q builds %q", c.name, got)
+		}
+		names = append(names, c.name)
+	}
+	var built []string
+	for _, c := range NewRootCmd(f).Commands() {
+		if c.Name() != "help" {
+			built = append(built, c.Name())
+		}
+	}
+	slices.Sort(names)
+	if strings.Join(names, " ") != strings.Join(built, " ") {
+		t.Errorf("table %v, tree %v", names, built)
+	}
+}
+
+// A command line run on the root built for it alone prints and exits
+// exactly as on the whole tree: help, mistakes, completion requests.
+func TestOnlyTheNeededCommandChangesNothing(t *testing.T) {
+	lines := []string{
+		"", "--help", "help", "help search", "help auth login", "help environment", "search --help",
+		"serch x", "auth logn", "config get nope", "version", "--version", "detect 1.2.3.4",
+		"extract --types bogus", "search", "events", "cache", "sandbox serve --bogus",
+		"__complete ", "__complete se", "__complete search --o", "__complete search --output ",
+		"__complete help ", "__complete help au", "__complete auth ", "__complete config get ",
+		"__complete --color ", "__complete search", "__completeNoDesc triage --",
+	}
+	run := func(args []string, only string) string {
+		ios, _, out, errOut := iostreams.Test()
+		f := &cmdutil.Factory{IO: ios, Version: "test"}
+		root := newRootCmd(f, only)
+		root.SetArgs(args)
+		root.SetIn(ios.In)
+		root.SetOut(ios.Out)
+		root.SetErr(ios.ErrOut)
+		cmd, err := root.ExecuteC()
+		code := reportError(ios.ErrOut, cmd, err)
+		return fmt.Sprintf("exit %d\n%s\n--\n%s", code, out, errOut)
+	}
+	for _, line := range lines {
+		args := strings.Split(line, " ")
+		if line == "" {
+			args = nil
+		}
+		if whole, lazy := run(args, ""), run(args, onlyCommand(args)); whole != lazy {
+			t.Errorf("%q on the whole tree:\n%s\non the command alone (%q):\n%s", line, whole, onlyCommand(args), lazy)
+		}
+	}
 }

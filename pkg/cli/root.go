@@ -23,7 +23,11 @@ import (
 
 // NewRootCmd builds the command tree. It only declares flags and commands:
 // nothing here reads files, the keyring or the network.
-func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command { return newRootCmd(f, "") }
+
+// newRootCmd builds the root with only the command named only, or with
+// all of them when only is "".
+func newRootCmd(f *cmdutil.Factory, only string) *cobra.Command {
 	var showVersion bool
 	root := &cobra.Command{
 		Use:   "tilookup <command>",
@@ -93,26 +97,84 @@ events endpoint. Try it with no account:
 		return cfg.Profiles(), cobra.ShellCompDirectiveNoFileComp
 	})
 
-	root.AddCommand(
-		search.NewCmd(f, nil),
-		triage.NewCmd(f, nil),
-		auth.NewCmd(f),
-		detect.NewCmd(f, nil),
-		extract.NewCmd(f, nil),
-		events.NewCmd(f),
-		configcmd.NewCmd(f, nil),
-		sandboxcmd.NewCmd(f, nil),
-		cachecmd.NewCmd(f, nil),
-		mcp.NewCmd(f, nil),
-		version.NewCmd(f, nil),
-		completion.NewCmd(f, nil),
-		newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp),
-		newTopic("exit-codes", "What each exit status means", ExitCodesHelp),
-	)
+	for _, c := range commands {
+		if only == "" || c.name == only {
+			root.AddCommand(c.build(f))
+		}
+	}
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetUsageFunc(usage)
 	guardParents(root)
 	return root
+}
+
+// command is one of the root's commands.
+type command struct {
+	name  string
+	build func(*cmdutil.Factory) *cobra.Command
+}
+
+// commands are the root's commands, in the order help lists them.
+// Building one declares its flags, which is most of what a start-up costs
+// over the libraries' own (and each TAB of shell completion pays it), so a
+// command line builds only the command it runs: see onlyCommand.
+var commands = []command{
+	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
+	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"auth", auth.NewCmd},
+	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
+	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},
+	{"events", events.NewCmd},
+	{"config", func(f *cmdutil.Factory) *cobra.Command { return configcmd.NewCmd(f, nil) }},
+	{"sandbox", func(f *cmdutil.Factory) *cobra.Command { return sandboxcmd.NewCmd(f, nil) }},
+	{"cache", func(f *cmdutil.Factory) *cobra.Command { return cachecmd.NewCmd(f, nil) }},
+	{"mcp", func(f *cmdutil.Factory) *cobra.Command { return mcp.NewCmd(f, nil) }},
+	{"version", func(f *cmdutil.Factory) *cobra.Command { return version.NewCmd(f, nil) }},
+	{"completion", func(f *cmdutil.Factory) *cobra.Command { return completion.NewCmd(f, nil) }},
+	{"environment", func(*cmdutil.Factory) *cobra.Command {
+		return newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp)
+	}},
+	{"exit-codes", func(*cmdutil.Factory) *cobra.Command {
+		return newTopic("exit-codes", "What each exit status means", ExitCodesHelp)
+	}},
+}
+
+// onlyCommand is the one root command a command line needs built, or ""
+// when it needs them all: the root's own help and completions list every
+// command, a mistyped one is answered with the names close to it, and a
+// completion script is made from the whole tree. It reads past the root's
+// flags (and the value of those that take one), and past help and the
+// shell's completion requests to the command they are about.
+func onlyCommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return ""
+		case a == "--config" || a == "--profile" || a == "--output" || a == "-o" || a == "--color":
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+		case a == "help":
+			return onlyCommand(args[i+1:])
+		case a == cobra.ShellCompRequestCmd || a == cobra.ShellCompNoDescRequestCmd:
+			// The last word is the one being completed: a command name
+			// there may be the start of a longer one.
+			words := args[i+1:]
+			if name := onlyCommand(words); name != "" && name != words[len(words)-1] {
+				return name
+			}
+			return ""
+		case a == "completion":
+			return ""
+		default:
+			for _, c := range commands {
+				if c.name == a {
+					return a
+				}
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // bindFlags hands the running command's flags, its own and the inherited
