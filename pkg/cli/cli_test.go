@@ -292,6 +292,7 @@ func TestOnlyTheNeededCommandChangesNothing(t *testing.T) {
 		"", "--help", "help", "help search", "help auth login", "help environment", "search --help",
 		"serch x", "auth logn", "config get nope", "version", "--version", "detect 1.2.3.4",
 		"extract --types bogus", "search", "events", "cache", "sandbox serve --bogus",
+		"-h search", "--help auth login", "search -h", "-o json help search", "--color=never search --help",
 		"__complete ", "__complete se", "__complete search --o", "__complete search --output ",
 		"__complete help ", "__complete help au", "__complete auth ", "__complete config get ",
 		"__complete --color ", "__complete search", "__completeNoDesc triage --",
@@ -317,4 +318,45 @@ func TestOnlyTheNeededCommandChangesNothing(t *testing.T) {
 			t.Errorf("%q on the whole tree:\n%s\non the command alone (%q):\n%s", line, whole, onlyCommand(args), lazy)
 		}
 	}
+}
+
+// onlyCommand must know every root flag that takes a value, or the value
+// of a new one would be taken for the command.
+func TestRootValueFlagsAreKnown(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	root := NewRootCmd(&cmdutil.Factory{IO: ios})
+	var want []string
+	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), root.Flags()} {
+		fs.VisitAll(func(fl *pflag.Flag) {
+			if fl.NoOptDefVal != "" || slices.Contains(want, "--"+fl.Name) {
+				return // a bool or a flag seen already
+			}
+			want = append(want, "--"+fl.Name)
+			if fl.Shorthand != "" {
+				want = append(want, "-"+fl.Shorthand)
+			}
+		})
+	}
+	got := slices.Clone(rootValueFlags)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("rootValueFlags = %v, the root's flags with a value are %v", got, want)
+	}
+}
+
+// The root's pre-run binds the flags, the colour and the signal watch: a
+// command with a pre-run of its own would hide it (cobra runs only the
+// nearest).
+func TestOnlyTheRootHasAPreRun(t *testing.T) {
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasParent() && (c.PersistentPreRun != nil || c.PersistentPreRunE != nil) {
+			t.Errorf("%s has a persistent pre-run of its own", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRootCmdForDocs())
 }

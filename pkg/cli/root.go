@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -102,6 +103,9 @@ events endpoint. Try it with no account:
 			root.AddCommand(c.build(f))
 		}
 	}
+	// tilookup has its own completion command; a root built without it
+	// must not gain cobra's.
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetUsageFunc(usage)
 	guardParents(root)
@@ -139,6 +143,10 @@ var commands = []command{
 	}},
 }
 
+// rootValueFlags are the root's flags that take a value, as a command
+// line gives them before a command: the next word is their value.
+var rootValueFlags = []string{"--config", "--profile", "--output", "-o", "--color"}
+
 // onlyCommand is the one root command a command line needs built, or ""
 // when it needs them all: the root's own help and completions list every
 // command, a mistyped one is answered with the names close to it, and a
@@ -148,9 +156,9 @@ var commands = []command{
 func onlyCommand(args []string) string {
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
-		case a == "--":
-			return ""
-		case a == "--config" || a == "--profile" || a == "--output" || a == "-o" || a == "--color":
+		case a == "--" || a == "-h" || a == "--help":
+			return "" // the root's help lists every command
+		case slices.Contains(rootValueFlags, a):
 			i++ // its value
 		case strings.HasPrefix(a, "-"):
 		case a == "help":
