@@ -3,6 +3,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,4 +99,49 @@ func TestPipesFedInTurnDoNotDeadlock(t *testing.T) {
 	if n := strings.Count(h.out.String(), "\n"); n != 2*perPipe {
 		t.Fatalf("%d records for the %d lines sent", n, 2*perPipe)
 	}
+}
+
+// A pipe whose turn comes after the run ended (Ctrl-C while its writer
+// had not come yet) is closed, not read by a reader nobody waits for.
+func TestAPipeOpenedAfterTheRunIsClosed(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	for _, f := range []string{first, second} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Skip("no named pipes here:", err)
+		}
+	}
+	go func() {
+		if f, err := os.OpenFile(first, os.O_WRONLY, 0); err == nil {
+			f.WriteString("a1.example\na2.example\n")
+			f.Close()
+		}
+	}()
+	h := newHarness(t)
+	h.opts.Files = []string{first, second}
+	h.reg.Register("all", httpmock.Any(), httpmock.JSON(answer("a.example", 1)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, h.opts) }()
+	for h.reg.Requests() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // the reader is now waiting to open the second pipe
+	cancel()
+	<-done
+
+	// The writer comes: the reader's open returns, and it must close.
+	w, err := os.OpenFile(second, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := w.WriteString("late.example\n"); err != nil {
+			return // EPIPE: no reader is left
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("something still reads the second pipe after the run ended")
 }

@@ -79,14 +79,15 @@ type inputs struct {
 	pending []string   // remaining arguments
 	names   []string   // remaining -f files
 	files   []*os.File // as names; nil for "-" and for a file to open when its turn comes
+	open    func(name string) (*os.File, error)
 
 	cur    *lineReader
 	closer io.Closer
 	base   int64 // bytes of the streams already finished
 }
 
-func newInputs(args, names []string, files []*os.File, stdin io.Reader) *inputs {
-	return &inputs{stdin: stdin, pending: args, names: names, files: files}
+func newInputs(p *inputPlan, stdin io.Reader) *inputs {
+	return &inputs{stdin: stdin, pending: p.args, names: p.names, files: p.files, open: p.openLate}
 }
 
 // next returns the next value, or ok=false at the end.
@@ -123,7 +124,7 @@ func (in *inputs) next() (input, bool, error) {
 			}
 			if f == nil {
 				var err error
-				if f, err = cmdutil.OpenInput(name); err != nil {
+				if f, err = in.open(name); err != nil {
 					return input{}, false, err
 				}
 			}

@@ -8,7 +8,7 @@ import (
 // read returns every value of a stream as "text" or "text!" for an error.
 func read(t *testing.T, stream string) []string {
 	t.Helper()
-	in := newInputs([]string{"-"}, nil, nil, strings.NewReader(stream))
+	in := newInputs(&inputPlan{args: []string{"-"}}, strings.NewReader(stream))
 	var got []string
 	for {
 		v, ok, err := in.next()
@@ -71,7 +71,7 @@ func TestLongJSONArrayUsesOneElementOfMemory(t *testing.T) {
 		b.WriteString(`{"value":"h.example","type":"domain"}`)
 	}
 	b.WriteString("\n]\n")
-	in := newInputs([]string{"-"}, nil, nil, strings.NewReader(b.String()))
+	in := newInputs(&inputPlan{args: []string{"-"}}, strings.NewReader(b.String()))
 	n := 0
 	for {
 		v, ok, err := in.next()

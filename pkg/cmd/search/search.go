@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -295,6 +296,13 @@ type inputPlan struct {
 	names []string   // the -f files as given
 	files []*os.File // in the order of names; nil for "-" (stdin) and for a file opened when its turn comes
 	multi bool       // a stream of values rather than one argument
+
+	// The files opened when their turn came. The reader runs on a
+	// goroutine of its own, which may still be opening one when the run
+	// ends (Ctrl-C): close closes them too, and any opened later.
+	mu     sync.Mutex
+	late   []*os.File
+	closed bool
 }
 
 // plan opens the -f files that are regular files before any request, so
@@ -340,10 +348,36 @@ func openNow(name string) (*os.File, error) {
 	return cmdutil.OpenInput(name)
 }
 
+// openLate opens a file whose turn has come, and keeps it for close. The
+// lock is not held while opening: a pipe waits there for its writer.
+func (p *inputPlan) openLate(name string) (*os.File, error) {
+	f, err := cmdutil.OpenInput(name)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		f.Close()
+		return nil, errRunOver
+	}
+	p.late = append(p.late, f)
+	return f, nil
+}
+
+var errRunOver = errors.New("the run is over")
+
+// close closes every file of the run (those finished already too: a
+// second Close does nothing).
 func (p *inputPlan) close() {
-	for _, f := range p.files {
-		if f != nil {
-			f.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, files := range [][]*os.File{p.files, p.late} {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
 		}
 	}
 }
@@ -354,7 +388,7 @@ func newSource(opts *Options, in *inputPlan, single lookup.Item) lookup.Source {
 	if !in.multi {
 		return &one{item: single}
 	}
-	return &source{in: newInputs(in.args, in.names, in.files, opts.IO.In), refang: !opts.NoRefang}
+	return &source{in: newInputs(in, opts.IO.In), refang: !opts.NoRefang}
 }
 
 // one is the Source of a single value given as the only argument.
