@@ -63,7 +63,7 @@ var moreEnvironment = []Entry{
 	{"HTTPS_PROXY, HTTP_PROXY, NO_PROXY", "The proxy for https and http requests, and the hosts that go direct. Through a proxy the token stays inside the TLS tunnel."},
 	{"XDG_CONFIG_HOME", "Where the config file is looked for (default ~/.config)."},
 	{"XDG_CACHE_HOME", "Where the cache lives, under tilookup/ (default ~/.cache)."},
-	{"GOGC", "Go's garbage collector setting. When unset, a bulk search that streams its records uses 400, which spares it about a tenth of its CPU for some 10 MB."},
+	{"GOGC", "Go's garbage collector setting. When unset, a bulk search that streams its records uses 400, which spares it about a tenth of its CPU: its heap may grow to five times what it holds (some 30 MB in all, more with large answers)."},
 }
 
 // ExitCodesIntro and ExitCodesOutro frame the table of exit codes.
