@@ -344,3 +344,42 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// ConfiguredSkipper is the skip rules as the configuration sets them: the
+// noise, plus the allow-list and the MISP warning lists that setting
+// names ("allowlist", "warninglists"), read from disk. Both triage and the
+// MCP server build theirs with it.
+func ConfiguredSkipper(setting func(key string) (string, error)) (*Skipper, error) {
+	s := &Skipper{Noise: true}
+	path, err := setting("allowlist")
+	if err != nil {
+		return nil, err
+	}
+	if path = expandHome(path); path != "" {
+		if s.Allow, err = LoadAllowlist(path); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := setting("warninglists")
+	if err != nil {
+		return nil, err
+	}
+	if dir = expandHome(dir); dir != "" {
+		if s.Warn, err = LoadWarninglists(dir); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// expandHome reads a leading ~/ as the home directory, as a shell would
+// have for a flag, since a config file value never went through one.
+func expandHome(p string) string {
+	p = strings.TrimSpace(p)
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -195,39 +194,12 @@ func (c *clients) skipper() (*triage.Skipper, error) {
 	if c.skip != nil {
 		return c.skip, nil
 	}
-	s := &triage.Skipper{Noise: true}
-	path, err := c.opts.Setting("allowlist")
+	s, err := triage.ConfiguredSkipper(c.opts.Setting)
 	if err != nil {
 		return nil, err
-	}
-	if path = expandHome(path); path != "" {
-		if s.Allow, err = triage.LoadAllowlist(path); err != nil {
-			return nil, err
-		}
-	}
-	dir, err := c.opts.Setting("warninglists")
-	if err != nil {
-		return nil, err
-	}
-	if dir = expandHome(dir); dir != "" {
-		if s.Warn, err = triage.LoadWarninglists(dir); err != nil {
-			return nil, err
-		}
 	}
 	c.skip = s
 	return s, nil
-}
-
-// expandHome expands a leading ~/ as a shell would, for paths written in
-// the config file.
-func expandHome(p string) string {
-	p = strings.TrimSpace(p)
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 func (c *clients) searcher(limit int) (lookup.Searcher, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -152,18 +151,6 @@ func readError(err error) error {
 // indicatorOf is the report's view of one answer.
 func indicatorOf(r lookup.Result) report.Indicator {
 	return report.Indicator{Value: r.Item.Value, Type: string(r.Item.Type), Resp: r.Resp, Err: r.Err}
-}
-
-// expandHome reads a leading ~/ as the home directory, as a shell would
-// have for a flag, since a config file value never went through one.
-func expandHome(p string) string {
-	p = strings.TrimSpace(p)
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 // progress is a bar on stderr for a person at a terminal: the number of

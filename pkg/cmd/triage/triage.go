@@ -229,26 +229,7 @@ func newSkipper(opts *Options) (*triage.Skipper, error) {
 	if opts.NoSkip {
 		return nil, nil
 	}
-	s := &triage.Skipper{Noise: true}
-	path, err := opts.Setting("allowlist")
-	if err != nil {
-		return nil, err
-	}
-	if path = expandHome(path); path != "" {
-		if s.Allow, err = triage.LoadAllowlist(path); err != nil {
-			return nil, err
-		}
-	}
-	dir, err := opts.Setting("warninglists")
-	if err != nil {
-		return nil, err
-	}
-	if dir = expandHome(dir); dir != "" {
-		if s.Warn, err = triage.LoadWarninglists(dir); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return triage.ConfiguredSkipper(opts.Setting)
 }
 
 // reportTitle names the run for the report's heading.
