@@ -189,20 +189,11 @@ func run(ctx context.Context, opts *Options) error {
 	if opts.Defang {
 		outOpts.Defang = func(s string) string { return ioc.Defang(s, ioc.Detect(s)) }
 	}
-	if opts.Sandbox {
-		srv, err := opts.StartSandbox()
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-	}
-	client, err := opts.Client(opts.Concurrency)
+	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
 	if err != nil {
 		return err
 	}
-	if err := client.SetRate(opts.Rate); err != nil {
-		return err
-	}
+	defer stop()
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
@@ -264,17 +255,11 @@ func run(ctx context.Context, opts *Options) error {
 
 // web looks one value up and opens its detail page instead of printing.
 func web(ctx context.Context, opts *Options, it lookup.Item) error {
-	if opts.Sandbox {
-		srv, err := opts.StartSandbox()
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-	}
-	client, err := opts.Client(1)
+	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, 1, 0)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	resp, err := client.Search(ctx, it.Value, opts.Limit)
 	if err != nil {
 		return err

@@ -170,20 +170,11 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer closeInputs()
-	if opts.Sandbox {
-		srv, err := opts.StartSandbox()
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-	}
-	client, err := opts.Client(opts.Concurrency)
+	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
 	if err != nil {
 		return err
 	}
-	if err := client.SetRate(opts.Rate); err != nil {
-		return err
-	}
+	defer stop()
 	// Decoded answers: the status (unsupported) and the resources of the
 	// table and CSV need the fields; a report holds few enough values.
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
