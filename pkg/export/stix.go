@@ -221,8 +221,17 @@ func matchDescription(in report.Indicator) string {
 	if in.Status() != report.Matched {
 		return ""
 	}
-	names := make([]string, 0, len(in.Resp.Results))
-	for _, res := range in.Resp.Results {
+	return matchedIn(in.Resp.Results)
+}
+
+// matchedIn names the matching resources and their counts (STIX
+// descriptions, MISP comments); empty when there are none.
+func matchedIn(results []api.Result) string {
+	if len(results) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(results))
+	for _, res := range results {
 		names = append(names, resourceName(res))
 	}
 	return "Matched by tilookup in: " + strings.Join(names, "; ")
