@@ -6,6 +6,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/browser"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -75,11 +76,34 @@ func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource 
 	return nil
 }
 
-// NoDocument refuses md and stix, the whole-run documents that only search
-// and triage write, for the commands that print records of another shape
-// (detect, extract, events me).
+// IsDocument reports whether format is one document for the whole run
+// (md, stix, misp), written once every value is looked up.
+func IsDocument(format output.Format) bool {
+	return format == output.MD || format == output.STIX || format == output.MISP
+}
+
+// CheckExportFlags refuses, before any request, the flags that mean
+// nothing for format: --tlp marks a STIX bundle or a MISP event, and
+// --to-ids flags a MISP event's attributes.
+func CheckExportFlags(format output.Format, tlp string, toIDS bool) error {
+	if toIDS && format != output.MISP {
+		return UsageError("--to-ids flags the attributes of a MISP event: use it with -o misp")
+	}
+	if tlp == "" {
+		return nil
+	}
+	if format != output.STIX && format != output.MISP {
+		return UsageError("--tlp marks a STIX bundle or a MISP event: use it with -o stix or -o misp")
+	}
+	_, err := export.ParseTLP(tlp)
+	return err
+}
+
+// NoDocument refuses md, stix and misp, the whole-run documents that only
+// search and triage write, for the commands that print records of another
+// shape (detect, extract, events me).
 func NoDocument(format output.Format) error {
-	if format == output.MD || format == output.STIX {
+	if IsDocument(format) {
 		return failure.New(failure.Usage, "-o %s is written by search and triage only: use table, json, ndjson or csv here", format)
 	}
 	return nil

@@ -58,16 +58,17 @@ const (
 	CSV    Format = "csv"
 	MD     Format = "md"   // a whole-run document: pkg/export
 	STIX   Format = "stix" // a whole-run document: pkg/export
+	MISP   Format = "misp" // a whole-run document: pkg/export
 )
 
 // Formats lists the valid format names, for completion and messages.
-var Formats = []string{"table", "json", "ndjson", "csv", "md", "stix"}
+var Formats = []string{"table", "json", "ndjson", "csv", "md", "stix", "misp"}
 
 // ParseFormat checks a format name; case and surrounding spaces are ignored.
 func ParseFormat(s string) (Format, error) {
 	f := Format(strings.ToLower(strings.TrimSpace(s)))
 	switch f {
-	case Table, JSON, NDJSON, CSV, MD, STIX:
+	case Table, JSON, NDJSON, CSV, MD, STIX, MISP:
 		return f, nil
 	}
 	return "", failure.New(failure.Usage, "invalid output format %q: use one of %s", s, strings.Join(Formats, ", "))
