@@ -9,6 +9,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -22,7 +23,7 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 	}
 	format, err := output.ParseFormat(name)
 	if err != nil {
-		return output.Options{}, failure.New(failure.Usage, "%v", err)
+		return output.Options{}, err
 	}
 	if jq != "" && format != output.NDJSON {
 		format = output.JSON
@@ -76,10 +77,12 @@ func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource 
 	return nil
 }
 
-// IsDocument reports whether format is one document for the whole run
-// (md, stix, misp), written once every value is looked up.
-func IsDocument(format output.Format) bool {
-	return format == output.MD || format == output.STIX || format == output.MISP
+// IsDocument reports whether f is one document for the whole run (md,
+// stix, misp: the registry's Document kind), written once every value is
+// looked up.
+func IsDocument(f output.Format) bool {
+	r, ok := format.Lookup(string(f))
+	return ok && !r.Streams()
 }
 
 // CheckExportFlags refuses, before any request, the flags that mean
@@ -97,14 +100,4 @@ func CheckExportFlags(format output.Format, tlp string, toIDS bool) error {
 	}
 	_, err := export.ParseTLP(tlp)
 	return err
-}
-
-// NoDocument refuses md, stix and misp, the whole-run documents that only
-// search and triage write, for the commands that print records of another
-// shape (detect, extract, events me).
-func NoDocument(format output.Format) error {
-	if IsDocument(format) {
-		return failure.New(failure.Usage, "-o %s is written by search and triage only: use table, json, ndjson or csv here", format)
-	}
-	return nil
 }
