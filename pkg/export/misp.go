@@ -60,32 +60,10 @@ type MISPRun struct {
 	Findings    []Finding
 }
 
-// mispType is how one indicator type becomes a MISP attribute: its type,
-// its default category and whether MISP flags it for IDS by default, all
-// as describeTypes.json's sane_defaults give them (a test holds the table
-// to that file).
-type mispType struct {
-	typ, category string
-	ids           bool
-}
-
-// mispTypes is the one mapping from indicator types to MISP attribute
-// types; a type not in it (unknown) has no attribute.
-var mispTypes = map[ioc.Type]mispType{
-	ioc.MD5:    {"md5", "Payload delivery", true},
-	ioc.SHA1:   {"sha1", "Payload delivery", true},
-	ioc.SHA256: {"sha256", "Payload delivery", true},
-	ioc.SHA512: {"sha512", "Payload delivery", true},
-	ioc.IPv4:   {"ip-dst", "Network activity", true},
-	ioc.IPv6:   {"ip-dst", "Network activity", true},
-	ioc.Domain: {"domain", "Network activity", true},
-	ioc.URL:    {"url", "Network activity", true},
-	ioc.CVE:    {"vulnerability", "External analysis", false},
-	ioc.Email:  {"email-src", "Payload delivery", true},
-}
-
-// mispLink is the attribute type of a resource's detail page.
-var mispLink = mispType{"link", "External analysis", false}
+// mispLink is the attribute of a resource's detail page: no indicator
+// type, so not in ioc's type table, which maps the indicators
+// (ioc.Info(t).MISP).
+var mispLink = ioc.MISPMapping{Type: "link", Category: "External analysis"}
 
 // mispNamespace is the UUIDv5 namespace of tilookup's MISP attributes (a
 // random UUID fixed once): the same value gets the same attribute UUID in
@@ -176,9 +154,9 @@ func MISPEvent(w io.Writer, run MISPRun, opts MISPOptions) error {
 		ev.Tag = []mispTag{{Name: "tlp:" + level}}
 	}
 	seen := map[string]int{} // attribute UUID -> index in ev.Attribute
-	add := func(mt mispType, value, comment string, toIDS bool) int {
+	add := func(mt ioc.MISPMapping, value, comment string, toIDS bool) int {
 		a := mispAttribute{
-			UUID: uuid5(mispNamespace, mt.typ+"|"+value), Type: mt.typ, Category: mt.category,
+			UUID: uuid5(mispNamespace, mt.Type+"|"+value), Type: mt.Type, Category: mt.Category,
 			Value: value, ToIDS: toIDS, Distribution: "5", Timestamp: stamp, Comment: comment,
 		}
 		if i, dup := seen[a.UUID]; dup {
@@ -191,12 +169,13 @@ func MISPEvent(w io.Writer, run MISPRun, opts MISPOptions) error {
 	var links []string // detail URLs, in order of first sight
 	linkNotes := map[string][]string{}
 	for _, f := range run.Findings {
-		mt, ok := mispTypes[f.Type]
-		if !ok {
+		info, ok := ioc.Info(f.Type)
+		if !ok || info.MISP.Type == "" {
 			continue // no MISP type says what it is
 		}
+		mt := info.MISP
 		value := f.Value // normalised by pkg/ioc: hashes lower-case, CVEs upper-case
-		add(mt, value, findingComment(f), opts.ToIDS && mt.ids)
+		add(mt, value, findingComment(f), opts.ToIDS && mt.ToIDs)
 		for _, res := range f.Matches {
 			u, ok := httpURL(res.DetailURL)
 			if !ok {

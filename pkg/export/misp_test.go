@@ -270,20 +270,22 @@ func TestMISPTypesAndCategories(t *testing.T) {
 			t.Errorf("%s: %v", name, bad)
 		}
 	}
-	// The table itself: each entry in its default category, flagged for
-	// IDS exactly when MISP flags it by default.
-	for typ, mt := range mispTypes {
-		def, ok := d.Result.SaneDefaults[mt.typ]
+	// The type table the event reads, against this copy of the file
+	// (pkg/ioc checks it against its own): each type in its default
+	// category, flagged for IDS exactly when MISP flags it by default.
+	for _, info := range ioc.Types() {
+		mt := info.MISP
+		def, ok := d.Result.SaneDefaults[mt.Type]
 		if !ok {
-			t.Errorf("%s: MISP has no type %s", typ, mt.typ)
+			t.Errorf("%s: MISP has no type %q", info.Type, mt.Type)
 			continue
 		}
-		if def.DefaultCategory != mt.category || (def.ToIDS == 1) != mt.ids {
-			t.Errorf("%s as %s: category %q, ids %v; describeTypes.json says %q, to_ids %d", typ, mt.typ, mt.category, mt.ids, def.DefaultCategory, def.ToIDS)
+		if def.DefaultCategory != mt.Category || (def.ToIDS == 1) != mt.ToIDs {
+			t.Errorf("%s as %s: category %q, to_ids %v; describeTypes.json says %q, to_ids %d", info.Type, mt.Type, mt.Category, mt.ToIDs, def.DefaultCategory, def.ToIDS)
 		}
 	}
-	if def := d.Result.SaneDefaults["link"]; def.DefaultCategory != mispLink.category {
-		t.Errorf("link in %q, MISP's default is %q", mispLink.category, def.DefaultCategory)
+	if def := d.Result.SaneDefaults["link"]; def.DefaultCategory != mispLink.Category || def.ToIDS != 0 {
+		t.Errorf("link in %q, MISP's default is %q", mispLink.Category, def.DefaultCategory)
 	}
 	// A check that cannot fail guards nothing.
 	if bad := checkTypes(d, mispOut{Event: mispOutEvent{Attribute: []mispAttr{{Type: "ipv4", Category: "Network activity"}, {Type: "sha512", Category: "External analysis"}}}}); len(bad) != 2 {
