@@ -360,3 +360,38 @@ func TestOnlyTheRootHasAPreRun(t *testing.T) {
 	}
 	walk(NewRootCmdForDocs())
 }
+
+// A mistyped command is caught before cobra parses a flag: cobra alone
+// reports the flag (`unknown flag: --sandbox`), or prints the root's help
+// and exits 0 for --help.
+func TestMistypedCommandBeforeItsFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // "" when the command line must get past the check
+	}{
+		{[]string{"serach", "--sandbox", "192.0.2.1"}, `unknown command "serach" for "tilookup". Did you mean "search"? (see 'tilookup --help')`},
+		{[]string{"serach", "--help"}, `unknown command "serach" for "tilookup". Did you mean "search"?`},
+		{[]string{"-o", "json", "serach", "x"}, `unknown command "serach" for "tilookup"`},
+		{[]string{"--color=never", "trage", "r.txt"}, `Did you mean "triage"?`},
+		{[]string{"config", "lst", "--bogus"}, `unknown command "lst" for "tilookup config". Did you mean "list"? (see 'tilookup config --help')`},
+		{[]string{"auth", "stauts", "--host", "x"}, `unknown command "stauts" for "tilookup auth". Did you mean "status"?`},
+		{[]string{"-o", "serach", "version"}, ""}, // a root flag's value is not a command
+		{[]string{"--config", "/nonexistent", "version"}, ""},
+		{[]string{"version", "extra-word-is-version's-business"}, ""},
+	} {
+		root := NewRootCmdForDocs()
+		_, err := unknownCommand(root, tt.args)
+		var buf bytes.Buffer
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q: %v", tt.args, err)
+		case tt.want != "":
+			ios, _, out, errOut := iostreams.Test()
+			code := Run(tt.args, ios)
+			buf.WriteString(errOut.String())
+			if code != 2 || out.Len() != 0 || !strings.Contains(buf.String(), tt.want) || strings.Count(buf.String(), "\n") != 1 {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), buf.String(), tt.want)
+			}
+		}
+	}
+}
