@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -392,6 +394,43 @@ func TestMistypedCommandBeforeItsFlags(t *testing.T) {
 			if code != 2 || out.Len() != 0 || !strings.Contains(buf.String(), tt.want) || strings.Count(buf.String(), "\n") != 1 {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), buf.String(), tt.want)
 			}
+		}
+	}
+}
+
+// The README names every fuzz target there is, and only those.
+func TestReadmeNamesTheFuzzTargets(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\bFuzz[A-Z]\w*`).FindAllString(string(readme), -1) {
+		named[m] = true
+	}
+	exist := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz[A-Z]\w*)\(`)
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+			exist[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range named {
+		if !exist[name] {
+			t.Errorf("the README names %s, which does not exist", name)
+		}
+	}
+	for name := range exist {
+		if !named[name] {
+			t.Errorf("the README does not name the fuzz target %s", name)
 		}
 	}
 }

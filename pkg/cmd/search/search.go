@@ -149,7 +149,7 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	fl.StringVar(&opts.Resource, "resource", "", "with --web: open this resource's page (`NAME`)")
 	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send long output through the pager")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: TLP marking (clear, green, amber, red)")
+	fl.StringVar(&opts.TLP, "tlp", "", "stix TLP `level`: "+strings.Join(export.TLPLevels, "|"))
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})

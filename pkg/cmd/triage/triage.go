@@ -136,7 +136,7 @@ the report of what finished.`,
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	fl.StringVar(&opts.TLP, "tlp", "", "stix TLP `level`: "+strings.Join(export.TLPLevels, "|"))
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
