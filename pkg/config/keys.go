@@ -115,6 +115,19 @@ func validURL(s string) error {
 	if u.Host == "" {
 		return fmt.Errorf("the URL has no host")
 	}
+	if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#") {
+		return fmt.Errorf("a base URL has no query or fragment: tilookup adds the query itself")
+	}
+	// A full endpoint pasted from the API docs would have the API path
+	// joined under it a second time; say which URL is meant.
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	for _, api := range []string{"/api/ti/resources/search", "/api/events/me", "/api/ti/resources"} {
+		if prefix, ok := strings.CutSuffix(path, api); ok {
+			base := *u
+			base.Path, base.RawPath = prefix, ""
+			return fmt.Errorf("tilookup adds %s itself: give the URL before it, %s", api, base.String())
+		}
+	}
 	return nil
 }
 

@@ -148,6 +148,7 @@ func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
 	if err != nil {
 		return err
 	}
+	partial := false
 	for i, res := range resp.Results[:min(len(resp.Results), maxRows)] {
 		var recs *array
 		if i < len(previews) {
@@ -156,7 +157,22 @@ func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
 		if recs == nil || len(recs.elems) == 0 {
 			continue
 		}
-		writePreview(o, b, res, recs)
+		if writePreview(o, b, res, recs) {
+			partial = true
+		}
+	}
+	if partial {
+		// Previews show fewer records than their resource counts: say
+		// where the rest are, once, rather than leave "(10 of 14)" as a
+		// dead end.
+		hint := "Only some records shown: --limit N asks for more"
+		if resp.Results[0].DetailURL != "" {
+			hint += ", --web opens a detail page"
+		}
+		if o.Width > 0 {
+			hint = shorten(hint, o.Width, kindText)
+		}
+		b.WriteString("\n" + o.style(styleDim, hint) + "\n")
 	}
 	return nil
 }
@@ -224,7 +240,9 @@ func fromMap(v any) any {
 	return v
 }
 
-func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) {
+// writePreview writes one result's preview and tells whether the service
+// counts more records than it sent.
+func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) bool {
 	name := res.Label
 	if name == "" {
 		name = res.Resource
@@ -241,12 +259,14 @@ func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) {
 	}
 	g, moreCols := recordsGrid(o, recs.elems, true)
 	if len(g.cols) == 0 {
-		return // nothing to show, not even a column name
+		return false // nothing to show, not even a column name
 	}
 	b.WriteString("\n" + o.style(styleBold, title) + "\n")
 	writeTableOrRecords(o, b, g)
 	writeMore(o, b, recs.more, "records")
 	writeMore(o, b, moreCols, "fields")
+	total, err := strconv.ParseInt(string(res.Count), 10, 64)
+	return err == nil && total > int64(shown)
 }
 
 // minFreeColumn is the narrowest a column of free-form records may get before

@@ -89,7 +89,9 @@ oldest answers. Any number of processes share the cache without locks.`,
 			if c.Flags().Changed("older-than") {
 				d, err := config.ParseCacheTTL(olderThan)
 				if err != nil {
-					return cmdutil.UsageError("--older-than: %v", err)
+					// The setting's message offers "0 for off", which
+					// means nothing for an age.
+					return cmdutil.UsageError("--older-than: want an age such as 24h or 7d, or a number of seconds")
 				}
 				opts.OlderThan = d
 			}

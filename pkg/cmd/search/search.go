@@ -152,7 +152,7 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	fl.StringVar(&opts.Resource, "resource", "", "with --web: open this resource's page (`NAME`)")
 	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send long output through the pager")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix, misp: mark it TLP:`LEVEL` (e.g. amber)")
+	fl.StringVar(&opts.TLP, "tlp", "", "TLP `level`: "+strings.Join(export.TLPLevels, "|"))
 	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp

@@ -39,10 +39,20 @@ func (w *tableWriter) Close(sum report.Summary, skipped []report.Skipped) error 
 	}
 	t := &tableText{o: w.o, defang: w.opts.Defang, width: width}
 	t.render(&w.rep, sum, w.opts.ShowSkipped)
-	if _, err := w.o.Out.Write(t.b.Bytes()); err != nil {
+	out := w.o.Out
+	if w.o.TTY && w.opts.StartPager != nil {
+		// A report's table is often longer than the screen; paged, its
+		// summary line does not scroll away. The pager starts only now,
+		// with the whole table, so that the lookups' progress and errors
+		// are never hidden behind it.
+		stop := w.opts.StartPager()
+		defer stop()
+		out = w.opts.IO.Out
+	}
+	if _, err := out.Write(t.b.Bytes()); err != nil {
 		return ioErr(err)
 	}
-	return flushOut(w.o.Out)
+	return flushOut(out)
 }
 
 // tableText lays a report out as text for a person.
@@ -53,13 +63,24 @@ type tableText struct {
 	b      bytes.Buffer
 }
 
-// maxValueColumn bounds the value column: a longer value (a URL, a
-// SHA-512) takes its own width and the rest of its row moves over.
+// maxValueColumn bounds the value column at 80 columns or when the width
+// is unknown: a longer value (a URL, a SHA-512) takes its own width and the
+// rest of its row moves over. A wider terminal gives it up to half its
+// width.
 const maxValueColumn = 40
 
+func (t *tableText) valueColumn() int { return max(maxValueColumn, t.width/2) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
-	fmt.Fprintf(&t.b, "%d indicators: %d matched, %d no match, %d unsupported, %d failed, %d skipped\n",
-		sum.Total+sum.Skipped, sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+	fmt.Fprintf(&t.b, "%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped\n",
+		plural(sum.Total+sum.Skipped, "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
 	if sum.Interrupted {
 		// A report read later, or pasted on, must not pass for the whole.
 		t.b.WriteString("Incomplete: the run was interrupted; only the values looked up before it stopped are here.\n")
@@ -126,7 +147,7 @@ func (t *tableText) section(title string, rs []row) {
 	vw, tw := 0, 0
 	for i := range rs {
 		rs[i].value = t.value(rs[i].value, rs[i].typ)
-		if n := utf8.RuneCountInString(rs[i].value); n <= maxValueColumn {
+		if n := utf8.RuneCountInString(rs[i].value); n <= t.valueColumn() {
 			vw = max(vw, n)
 		}
 		tw = max(tw, len(rs[i].typ))
@@ -153,7 +174,7 @@ func (t *tableText) matched(inds []report.Indicator) {
 	values := make([]string, len(inds))
 	for i, ind := range inds {
 		values[i] = t.value(ind.Value, ind.Type)
-		if n := utf8.RuneCountInString(values[i]); n <= maxValueColumn {
+		if n := utf8.RuneCountInString(values[i]); n <= t.valueColumn() {
 			vw = max(vw, n)
 		}
 		tw = max(tw, len(ind.Type))

@@ -38,6 +38,9 @@ type Options struct {
 	Setting func(key string) (string, error)
 	// Now is the time of the lookups, for the report.
 	Now func() time.Time
+	// StartPager sends stdout through the pager when it is a terminal
+	// (cmdutil.StartPager); nil = never.
+	StartPager func() (stop func())
 	// Cache wraps the client's Searcher in the answer cache when it is on
 	// (cmdutil.Factory.Cached); nil = no cache.
 	Cache cmdutil.CacheFunc
@@ -52,6 +55,7 @@ type Options struct {
 	Defang      bool
 	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
 	CSVRaw      bool
+	NoPager     bool
 	TLP         string
 	ToIDS       bool
 	Sandbox     bool
@@ -69,6 +73,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Setting:      f.Get,
 		Now:          time.Now,
 	}
+	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "triage [FILE...]",
 		Short: "Look up every indicator of a report, skipping the noise",
@@ -139,7 +144,8 @@ the report of what finished.`,
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix, misp: mark it TLP:`LEVEL` (e.g. amber)")
+	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send the table through the pager")
+	fl.StringVar(&opts.TLP, "tlp", "", "TLP `level`: "+strings.Join(export.TLPLevels, "|"))
 	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
