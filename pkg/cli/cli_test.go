@@ -380,6 +380,8 @@ func TestMistypedCommandBeforeItsFlags(t *testing.T) {
 		{[]string{"-o", "serach", "version"}, ""}, // a root flag's value is not a command
 		{[]string{"--config", "/nonexistent", "version"}, ""},
 		{[]string{"version", "extra-word-is-version's-business"}, ""},
+		{[]string{"--timeout", "5", "search", "x"}, ""}, // a flag of the command, given before it
+		{[]string{"--debug", "search", "x"}, ""},
 	} {
 		root := NewRootCmdForDocs()
 		_, err := unknownCommand(root, tt.args)

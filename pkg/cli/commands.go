@@ -54,6 +54,12 @@ func unknownCommand(root *cobra.Command, args []string) (*cobra.Command, error) 
 		case a == "--":
 			return cmd, nil
 		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if !knownFlag(cmd, a) {
+				// A flag of a command further on, given before it
+				// (--debug search): cobra's own message says where it
+				// belongs.
+				return cmd, nil
+			}
 			if takesValue(cmd, a) {
 				i++
 			}
@@ -82,8 +88,9 @@ func subcommand(cmd *cobra.Command, name string) *cobra.Command {
 }
 
 // takesValue tells whether the flag word a, as given at cmd's level, is
-// followed by its value: a flag of cmd or of a parent that is not a bool
-// (nor a flag with an optional value) and not written as --flag=value.
+// followed by its value, as cobra decides when it looks for the command: a
+// flag not written as --flag=value that is not a bool (nor a flag with an
+// optional value) of cmd or of a parent.
 func takesValue(cmd *cobra.Command, a string) bool {
 	if strings.Contains(a, "=") {
 		return false
@@ -104,6 +111,18 @@ func takesValue(cmd *cobra.Command, a string) bool {
 		}
 	}
 	return flag != nil && flag.NoOptDefVal == ""
+}
+
+// knownFlag tells whether the flag word a is a flag of cmd or a parent.
+func knownFlag(cmd *cobra.Command, a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	for c := cmd; c != nil; c = c.Parent() {
+		if strings.HasPrefix(a, "--") && (c.Flags().Lookup(name) != nil || c.PersistentFlags().Lookup(name) != nil) ||
+			!strings.HasPrefix(a, "--") && len(name) >= 1 && (c.Flags().ShorthandLookup(name[:1]) != nil || c.PersistentFlags().ShorthandLookup(name[:1]) != nil) {
+			return true
+		}
+	}
+	return false
 }
 
 func noUnknownSubcommand(cmd *cobra.Command, args []string) error {
