@@ -336,9 +336,8 @@ var summaryColumns = []string{"QUERY", "TYPE", "RESOURCES", "COUNT", "STATUS"}
 // summaryPrinter is the multi-value table: one row per value, written as it
 // comes. The column widths are decided once, before the first row, from the
 // terminal's width and what each column holds, so that a table streamed over
-// minutes stays aligned; a cell wider than its column is shortened on a
-// terminal. Piped, nothing is cut: a rare longer value pushes the rest of
-// its own row to the right.
+// minutes stays aligned; a cell wider than its column is shortened. Piped,
+// nothing is cut and the cells are tab-separated (see writeRow).
 type summaryPrinter struct {
 	opts    Options
 	widths  []int
@@ -430,8 +429,11 @@ func summaryRow(o Options, r Record) []cell {
 		status)
 }
 
-// writeRow pads each cell to its fixed width; on a terminal a wider cell is
-// shortened, piped it is kept whole.
+// writeRow pads each cell to its fixed width on a terminal, where a wider
+// cell is shortened. Piped, cells are whole and separated by a tab, as gh's
+// tables are: a streamed table cannot know its widest value before its last
+// row, and padding to a guess misaligns every row after a long URL, while
+// tabs line up under column -t and split under cut -f and awk -F'\t'.
 func (p *summaryPrinter) writeRow(row []cell) {
 	o, b := p.opts, &p.buf
 	for i, c := range row {
@@ -440,7 +442,11 @@ func (p *summaryPrinter) writeRow(row []cell) {
 			continue // left out on a narrow terminal
 		}
 		if i > 0 {
-			b.WriteString("  ")
+			if o.Width == 0 {
+				b.WriteByte('\t')
+			} else {
+				b.WriteString("  ")
+			}
 		}
 		text, style := c.text, c.style
 		if text == "" {
@@ -450,7 +456,7 @@ func (p *summaryPrinter) writeRow(row []cell) {
 			text = shorten(text, w, c.kind)
 		}
 		b.WriteString(o.style(style, text))
-		if i < len(row)-1 {
+		if i < len(row)-1 && o.Width > 0 {
 			b.WriteString(strings.Repeat(" ", max(0, w-textWidth(text))))
 		}
 	}
