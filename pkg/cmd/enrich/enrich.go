@@ -102,10 +102,10 @@ error. Ctrl-C leaves the output whole up to the last complete record.
 
 The exit status is triage's: 0 when any cell matched, 1 when none did; a
 failed lookup wins with its code (the largest), 130 on Ctrl-C.`,
-		Example: `  tilookup enrich --sandbox firewall.csv > enriched.csv
-  tilookup enrich --column src_ip --column dest_domain export.csv
-  tilookup enrich -o ndjson splunk.csv | jq 'select(.tilookup.src_ip.status == "matched")'
-  zcat events.ndjson.gz | tilookup enrich --format ndjson --column file_hash`,
+		Example: `  tilookup enrich --sandbox firewall.csv
+  tilookup enrich --column src_ip --column dest_domain firewall.csv
+  tilookup enrich -o ndjson firewall.csv | jq -c 'select(.tilookup.src_ip.status == "matched")'
+  tilookup enrich --format ndjson --column file_hash events.ndjson`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -133,8 +133,8 @@ failed lookup wins with its code (the largest), 130 on Ctrl-C.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&opts.Columns, "column", nil, "the column (NDJSON: field) `NAME` that holds indicators; repeatable")
-	fl.StringVar(&opts.Format, "format", "auto", "input `FORMAT`: auto, csv, tsv or ndjson")
+	fl.StringArrayVar(&opts.Columns, "column", nil, "a column (NDJSON: field) of indicators; repeatable")
+	fl.StringVar(&opts.Format, "format", "auto", "`FORMAT`: auto, csv, tsv, ndjson")
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
