@@ -198,34 +198,47 @@ func Cells(raw []byte, f Format) []string {
 }
 
 // EachCell calls fn with the raw bytes of each cell of a record, up to the
-// cell numbered last (all when last < 0), without copying them.
+// cell numbered last (all when last < 0), without copying them. Quotes are
+// read as Reader reads them: in a cell that begins with a quote, every
+// quote opens or closes a quoted part (a doubled quote closes and opens
+// again), and only a delimiter outside them ends the cell.
 func EachCell(raw []byte, f Format, last int, fn func(i int, cell []byte)) {
 	delim := Delimiter(f)
-	if f != CSV || bytes.IndexByte(raw, '"') < 0 {
-		for i := 0; last < 0 || i <= last; i++ {
-			j := bytes.IndexByte(raw, delim)
-			if j < 0 {
-				fn(i, raw)
-				return
-			}
-			fn(i, raw[:j])
-			raw = raw[j+1:]
+	for i := 0; last < 0 || i <= last; i++ {
+		end := -1
+		if f == CSV && len(raw) > 0 && raw[0] == '"' {
+			end = quotedCellEnd(raw, delim)
+		} else {
+			end = bytes.IndexByte(raw, delim)
 		}
-		return
+		if end < 0 || end >= len(raw) {
+			fn(i, raw)
+			return
+		}
+		fn(i, raw[:end])
+		raw = raw[end+1:]
 	}
-	var st quoteState
-	start, n := 0, 0
-	for i := 0; i <= len(raw); i++ {
-		if i == len(raw) || (raw[i] == delim && !st.inQuote) {
-			fn(n, raw[start:i])
-			if n++; last >= 0 && n > last {
-				return
-			}
-			start = i + 1
-			st.started, st.quoted = false, false
-			continue
+}
+
+// quotedCellEnd is the index of the delimiter that ends the quoted cell at
+// the start of b, or len(b).
+func quotedCellEnd(b []byte, delim byte) int {
+	i := 1 // inside the opening quote
+	for {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b) // never closed: the rest is the cell
 		}
-		st.scan(raw[i:i+1], delim)
+		i += k + 1 // just past the closing quote
+		d := bytes.IndexByte(b[i:], delim)
+		q := bytes.IndexByte(b[i:], '"')
+		if d < 0 && q < 0 {
+			return len(b)
+		}
+		if q < 0 || (d >= 0 && d < q) {
+			return i + d
+		}
+		i += q + 1 // a quote opens again
 	}
 }
 

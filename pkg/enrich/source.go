@@ -36,7 +36,14 @@ type Source struct {
 	pending []lookup.Item
 	Skipper *triage.Skipper // nil: nothing skipped (--no-skip)
 	last    int             // the highest column index wanted
+	// seen remembers what recent cells became: an export repeats a few
+	// thousand values millions of times, and preparing a value (refang,
+	// type, skip rules) costs more than reading its row.
+	seen map[string]lookup.Item
 }
+
+// seenMax bounds Source.seen; it starts over when full.
+const seenMax = 8192
 
 // Local is the status of a cell decided without a request.
 type Local struct {
@@ -240,11 +247,32 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 	EachCell(rec.Raw, s.layout.Format, s.last, func(n int, cell []byte) {
 		for i, c := range cols {
 			if c.Index == n {
-				s.cell(&out[i], Unquote(cell, s.layout.Format))
+				s.rawCell(&out[i], cell)
 			}
 		}
 	})
 	return out
+}
+
+// rawCell is cell for a CSV or TSV cell's bytes, through s.seen.
+func (s *Source) rawCell(it *lookup.Item, cell []byte) {
+	if s.layout.Format == CSV && len(cell) > 0 && cell[0] == '"' {
+		s.cell(it, unquote(cell))
+		return
+	}
+	if prev, ok := s.seen[string(cell)]; ok { // no copy of cell for the look-up
+		it.Value, it.Type, it.Err = prev.Value, prev.Type, prev.Err
+		if it.Input == "" {
+			it.Input = prev.Input
+		}
+		return
+	}
+	text := string(cell)
+	s.cell(it, text)
+	if s.seen == nil || len(s.seen) >= seenMax {
+		s.seen = make(map[string]lookup.Item, 1024)
+	}
+	s.seen[text] = lookup.Item{Input: text, Value: it.Value, Type: it.Type, Err: it.Err}
 }
 
 // cell decides what becomes of one cell: a lookup, or a local status.
