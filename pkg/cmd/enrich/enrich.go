@@ -37,8 +37,6 @@ type Options struct {
 	Setting func(key string) (string, error)
 	// Cache wraps the client's Searcher in the answer cache when it is on.
 	Cache cmdutil.CacheFunc
-	// BulkGC tunes the collector for a streaming bulk run (nil: leave it).
-	BulkGC func()
 	// MaxHeld bounds the bytes held for ordering (0: lookup's default).
 	MaxHeld int64
 
@@ -64,7 +62,6 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Cache:        f.Cached,
 		StartSandbox: f.Sandbox,
 		Setting:      f.Get,
-		BulkGC:       func() { cmdutil.BulkGC(os.Getenv) },
 	}
 	cmd := &cobra.Command{
 		Use:   "enrich [FILE]",
@@ -202,9 +199,9 @@ func run(ctx context.Context, opts *Options) error {
 	defer stop()
 	// Decoded answers: the added cells need the labels and the links.
 	searcher := lookup.Dedup(enrich.StopWhenUnreachable(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache)))
-	if opts.BulkGC != nil {
-		opts.BulkGC()
-	}
+	// No cmdutil.BulkGC: at its GOGC=400 the peak RSS of a 100 MiB export
+	// was 54-64 MB against 33 at the default, for some 10% less CPU; the
+	// 60 MB bound matters more here.
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	w := enrich.NewWriter(out, layout, toNDJSON)
