@@ -27,6 +27,7 @@ type Outcome struct {
 	Count     int      // the number of resources that matched
 	Resources []string // their labels, in the service's order
 	URL       string   // the first detail_url
+	Reason    string   // skipped, unsupported: why
 	Err       error    // Status error: why
 }
 
@@ -35,7 +36,7 @@ func OutcomeOf(r lookup.Result) Outcome {
 	var l *Local
 	switch {
 	case errors.As(r.Err, &l):
-		return Outcome{Status: l.Status}
+		return Outcome{Status: l.Status, Reason: l.Reason}
 	case r.Err != nil:
 		return Outcome{Status: Error, Err: r.Err}
 	case r.Resp.ResultCount() > 0:
@@ -52,7 +53,7 @@ func OutcomeOf(r lookup.Result) Outcome {
 		}
 		return o
 	case r.Resp.UnsupportedReason != "":
-		return Outcome{Status: Unsupported}
+		return Outcome{Status: Unsupported, Reason: r.Resp.UnsupportedReason}
 	}
 	return Outcome{Status: NoMatch}
 }
@@ -190,6 +191,7 @@ type cellJSON struct {
 	Count     *int     `json:"count,omitempty"`
 	Resources []string `json:"resources,omitempty"`
 	DetailURL string   `json:"detail_url,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 	Error     string   `json:"error,omitempty"`
 }
 
@@ -209,7 +211,7 @@ func (w *Writer) fields(outs []Outcome) []byte {
 		first = false
 		writeJSONString(&b, w.layout.Columns[i].Name)
 		b.WriteByte(':')
-		c := cellJSON{Status: o.Status, Resources: o.Resources, DetailURL: o.URL}
+		c := cellJSON{Status: o.Status, Resources: o.Resources, DetailURL: o.URL, Reason: o.Reason}
 		if o.Status == Matched || o.Status == NoMatch {
 			c.Count = &o.Count
 		}
