@@ -17,6 +17,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -378,5 +379,31 @@ func TestLongRow(t *testing.T) {
 	cells := Cells(recs[1].Raw, CSV)
 	if cells[0] != long || cells[1] != "203.0.113.66" || cells[2] != Matched {
 		t.Errorf("the long row came out wrong: %d cells, status %q", len(cells), cells[2])
+	}
+}
+
+// On a terminal, the records' own bytes are cleaned of escape sequences;
+// to a file or a pipe they are unchanged.
+func TestTerminalCleaned(t *testing.T) {
+	in := "ip,log\n203.0.113.66,\"a\x1b]0;pwned\x07b\"\n"
+	for _, tty := range []bool{false, true} {
+		src, layout, err := Open(strings.NewReader(in), Auto, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		w := NewWriter(&out, layout, false)
+		if tty {
+			w.Terminal = sanitize.Multiline
+		}
+		if err := w.Header(); err != nil {
+			t.Fatal(err)
+		}
+		if err := lookup.Run(context.Background(), src, lookup.Dedup(&fake{}), lookup.Options{Concurrency: 1}, NewSink(w)); err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(out.String(), "\x1b"); has == tty {
+			t.Errorf("tty %v: escape in the output: %v\n%q", tty, has, out.String())
+		}
 	}
 }

@@ -68,7 +68,12 @@ type Writer struct {
 	// output, as search -o csv does; the user's own cells are never
 	// passed through it.
 	Cell func(string) string
-	buf  bytes.Buffer
+	// Terminal, when set, cleans the records' own bytes before they reach
+	// a terminal (sanitize.Multiline): an export is data from the network,
+	// and a log line may carry escape sequences. Nil for a file or a pipe,
+	// which get the bytes unchanged.
+	Terminal func(string) string
+	buf      bytes.Buffer
 }
 
 // NewWriter writes to out; ndjson asks for NDJSON objects from a CSV or
@@ -85,7 +90,7 @@ func (w *Writer) Header() error {
 	}
 	b := &w.buf
 	b.Reset()
-	b.Write(w.layout.HeaderRaw)
+	b.WriteString(w.shown(string(w.layout.HeaderRaw)))
 	for _, c := range w.layout.Columns {
 		for _, suffix := range []string{"status", "count", "resources", "url"} {
 			b.WriteByte(Delimiter(w.layout.Format))
@@ -113,11 +118,13 @@ func (w *Writer) lineEnd(end string) string {
 // (an NDJSON line that is not an object) is written back unchanged.
 func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 	body, end := splitEnd(raw)
+	body = w.shown(body)
 	b := &w.buf
 	b.Reset()
 	switch {
 	case bad || (w.layout.Format == NDJSON && strings.TrimSpace(body) == ""):
-		b.WriteString(raw)
+		b.WriteString(body)
+		b.WriteString(end)
 	case w.layout.Format == NDJSON:
 		if !insertField(b, []byte(body), "tilookup", w.fields(outs)) {
 			b.WriteString(body)
@@ -144,6 +151,15 @@ func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 		b.WriteString(w.lineEnd(end))
 	}
 	return w.flushBuf()
+}
+
+// shown is a record's own text as it may be written: unchanged, or
+// cleaned for a terminal.
+func (w *Writer) shown(s string) string {
+	if w.Terminal == nil {
+		return s
+	}
+	return w.Terminal(s)
 }
 
 func splitEnd(raw string) (body, end string) {

@@ -20,6 +20,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -207,6 +208,9 @@ func run(ctx context.Context, opts *Options) error {
 	w := enrich.NewWriter(out, layout, toNDJSON)
 	outOpts.CSVRaw = opts.CSVRaw
 	w.Cell = outOpts.CSVCell
+	if outOpts.TTY {
+		w.Terminal = sanitize.Multiline
+	}
 	sink := enrich.NewSink(w)
 	sink.FlushOut = out.Flush
 	if opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
