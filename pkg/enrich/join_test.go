@@ -215,6 +215,34 @@ func TestRequestsDistinctValues(t *testing.T) {
 	}
 }
 
+// Values repeated far apart, beyond what Dedup remembers, are still asked
+// once each.
+func TestRequestsDistinctFarApart(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ip\n")
+	for range 3 {
+		for i := range 5000 {
+			fmt.Fprintf(&b, "198.51.%d.%d\n", i/250, i%250)
+		}
+	}
+	f := &fake{}
+	out, _, err := enrichString(t, b.String(), runOpts{concurrency: 4, searcher: lookup.Dedup(Remember(f, DefaultRemember))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, ",no_match,"); n != 15000 {
+		t.Errorf("%d rows answered, want 15000", n)
+	}
+	if len(f.calls) != 5000 {
+		t.Errorf("%d distinct values asked, want 5000", len(f.calls))
+	}
+	for v, n := range f.calls {
+		if n != 1 {
+			t.Fatalf("%s asked %d times", v, n)
+		}
+	}
+}
+
 // A failing value fails its own cells, never a row: every row is written,
 // the others' cells are answered, and the exit code is the failure's.
 func TestErrorsPerCell(t *testing.T) {
