@@ -20,7 +20,9 @@ var exampleInputs = map[string]string{
 dropper invoice.pdf (EICAR, 44D88612FEA8A8F36DE82E1278ABB02F), exploiting CVE-2021-44228.
 Also seen: login-update.example.net/
 `,
-	"mail.eml": "From: it@example.com\nSubject: verify\n\nPlease log in at https://verify-check.example/login today.\n",
+	"mail.eml":      "From: it@example.com\nSubject: verify\n\nPlease log in at https://verify-check.example/login today.\n",
+	"firewall.csv":  "_time,src_ip,dest_domain,action\n2024-05-01T10:00:00Z,203.0.113.66,login-update.example.net,allowed\n",
+	"events.ndjson": `{"time":1714557600,"file_hash":"44d88612fea8a8f36de82e1278abb02f"}` + "\n",
 }
 
 // skippedExamples change the machine or never end; each says why.

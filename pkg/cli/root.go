@@ -11,6 +11,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/completion"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
+	"github.com/tilookup/tilookup/pkg/cmd/enrich"
 	"github.com/tilookup/tilookup/pkg/cmd/events"
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/mcp"
@@ -126,6 +127,7 @@ type command struct {
 var commands = []command{
 	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
 	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"enrich", func(f *cmdutil.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},
