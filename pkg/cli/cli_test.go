@@ -436,3 +436,33 @@ func TestReadmeNamesTheFuzzTargets(t *testing.T) {
 		}
 	}
 }
+
+// The README's lists of the commands with the network flags name every
+// one of them.
+func TestReadmeNamesTheCommandsThatCallTheService(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	var lists []string
+	for _, start := range []string{"are on the commands that call the service (", "`--debug` (on "} {
+		_, rest, ok := strings.Cut(text, start)
+		if !ok {
+			t.Fatalf("the README has no %q", start)
+		}
+		list, _, _ := strings.Cut(rest, ")")
+		lists = append(lists, list)
+	}
+	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
+		if c.Flags().Lookup("debug") == nil {
+			return
+		}
+		name := "`" + strings.TrimPrefix(c.CommandPath(), "tilookup ") + "`"
+		for _, list := range lists {
+			if !strings.Contains(list, name) {
+				t.Errorf("the README's list %q leaves out %s", list, name)
+			}
+		}
+	})
+}

@@ -190,3 +190,32 @@ func pipeline(line string) [][]string {
 	}
 	return stages
 }
+
+// TestReadmeTriageExample runs the README's triage example at 80 columns
+// and compares what it prints with what the README shows.
+func TestReadmeTriageExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ tilookup triage --sandbox docs/examples/report.txt"
+	_, block, ok := strings.Cut(string(readme), prompt)
+	if !ok {
+		t.Fatalf("the README has no %q example", prompt)
+	}
+	_, block, _ = strings.Cut(block, "\n")
+	want, _, _ := strings.Cut(block, "```")
+
+	t.Setenv("TILOOKUP_PAGER", "cat")
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	ios, _, out, _ := iostreams.Test()
+	ios.SetTTY(false, true, false)
+	ios.SetTerminalWidth(80)
+	ios.SetColorMode("never")
+	if code := Run([]string{"triage", "--sandbox", "../../docs/examples/report.txt"}, ios); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := out.String(); got != want {
+		t.Errorf("the README shows\n%s\nthe command prints\n%s", want, got)
+	}
+}
