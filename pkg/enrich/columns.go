@@ -14,12 +14,15 @@ type Column struct {
 	Name  string
 	Index int      // CSV, TSV: the cell's position from 0; NDJSON: -1
 	Type  ioc.Type // the type of most of its sampled cells; "" when named by --column
+	// Kind names what the column holds for the notice: the type, or
+	// "hashes"/"addresses" when its cells are of several of that family.
+	Kind string
 }
 
 // DetectColumns picks the indicator columns of a sample: rows[r][c] is the
 // text of column c (named names[c]) in record r, "" when missing. A column
 // is taken when more than half of its non-empty cells are indicators of
-// one type. A column of free text (more than one cell in ten with white
+// one type, or of one family (hashes, addresses). A column of free text (more than one cell in ten with white
 // space inside, like a message or a user agent) is never taken, even when
 // its cells hold indicators: those are for extract and triage.
 func DetectColumns(names []string, rows [][]string) []Column {
@@ -52,8 +55,21 @@ func DetectColumns(names []string, rows [][]string) []Column {
 				best, n = t, types[t]
 			}
 		}
-		if n*2 > nonEmpty {
-			out = append(out, Column{Name: name, Index: c, Type: best})
+		// A file_hash column mixes MD5, SHA-1 and SHA-256, an address
+		// column IPv4 and IPv6: the kinds count together.
+		kin, kinds := 0, 0
+		for t, k := range types {
+			if family(t) == family(best) {
+				kin += k
+				kinds++
+			}
+		}
+		kind := string(best)
+		if kinds > 1 {
+			kind = family(best) + "es"
+		}
+		if kin*2 > nonEmpty {
+			out = append(out, Column{Name: name, Index: c, Type: best, Kind: kind})
 		}
 	}
 	return out
@@ -73,4 +89,15 @@ func classify(cell string) (t ioc.Type, free bool) {
 		return t, false
 	}
 	return ioc.Unknown, false
+}
+
+// family groups the types one column of an export holds together.
+func family(t ioc.Type) string {
+	switch t {
+	case ioc.MD5, ioc.SHA1, ioc.SHA256, ioc.SHA512:
+		return "hash"
+	case ioc.IPv4, ioc.IPv6:
+		return "address"
+	}
+	return string(t)
 }

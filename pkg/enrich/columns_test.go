@@ -35,6 +35,8 @@ func TestDetectColumns(t *testing.T) {
 		{"actions", col("allowed", "blocked", "allowed"), ""},
 		{"file names", col("invoice.pdf", "update.zip"), ""},
 		{"all empty", col("", ""), ""},
+		{"hashes of several kinds", col("44d88612fea8a8f36de82e1278abb02f", "", "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"), ioc.MD5},
+		{"addresses of both kinds", col("203.0.113.5", "2001:db8::1", "n/a"), ioc.IPv4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +48,7 @@ func TestDetectColumns(t *testing.T) {
 			switch {
 			case tt.want == "" && len(cols) > 0:
 				t.Errorf("took %+v, want none", cols)
-			case tt.want != "" && (len(cols) != 1 || cols[0] != Column{Name: "c", Index: 1, Type: tt.want}):
+			case tt.want != "" && (len(cols) != 1 || cols[0].Name != "c" || cols[0].Index != 1 || cols[0].Type != tt.want):
 				t.Errorf("took %+v, want c as %s", cols, tt.want)
 			}
 		})
@@ -108,4 +110,24 @@ func itoa(n int) string {
 		return "-" + itoa(-n)
 	}
 	return string(rune('0' + n))
+}
+
+// The notice names a column of mixed hashes or addresses by its family.
+func TestDetectColumnsKind(t *testing.T) {
+	for _, tt := range []struct {
+		cells []string
+		kind  string
+	}{
+		{[]string{"44d88612fea8a8f36de82e1278abb02f", "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"}, "hashes"},
+		{[]string{"203.0.113.5", "2001:db8::1"}, "addresses"},
+		{[]string{"203.0.113.5", "198.51.100.7"}, "ipv4"},
+	} {
+		var rows [][]string
+		for _, c := range tt.cells {
+			rows = append(rows, []string{c})
+		}
+		if cols := DetectColumns([]string{"c"}, rows); len(cols) != 1 || cols[0].Kind != tt.kind {
+			t.Errorf("%q: %+v, want kind %s", tt.cells, cols, tt.kind)
+		}
+	}
 }

@@ -254,7 +254,7 @@ func outputFormat(set bool, f output.Format, in enrich.Format) (toNDJSON bool, e
 func describe(cols []enrich.Column) string {
 	var parts []string
 	for _, c := range cols {
-		parts = append(parts, fmt.Sprintf("%s (%s)", c.Name, c.Type))
+		parts = append(parts, fmt.Sprintf("%s (%s)", c.Name, c.Kind))
 	}
 	return strings.Join(parts, ", ")
 }
