@@ -14,6 +14,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/events"
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/mcp"
+	"github.com/tilookup/tilookup/pkg/cmd/pivot"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/triage"
@@ -125,6 +126,7 @@ type command struct {
 var commands = []command{
 	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
 	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"pivot", func(f *cmdutil.Factory) *cobra.Command { return pivot.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},
