@@ -7,6 +7,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // page is the HTML document that draws a graph: its own style and script,
@@ -56,13 +58,15 @@ func HTML(w io.Writer, g *Graph, o RenderOptions) error {
 	d := htmlData{Title: title(g, o), Summary: summaryLine(g), Incomplete: g.Summary.Incomplete,
 		Nodes: make([]htmlNode, len(g.Nodes)), Edges: g.Edges}
 	for i, n := range g.Nodes {
+		// Text is made safe as for a terminal: no bidirectional override
+		// or invisible character may make a label read as another.
 		hn := htmlNode{ID: n.ID, Label: o.label(n), Type: string(n.Type), Depth: n.Depth, Status: n.Status,
-			Reason: n.Reason, Resources: []htmlResource{}}
+			Reason: sanitize.Line(n.Reason), Resources: []htmlResource{}}
 		if n.Error != nil {
-			hn.Reason = n.Error.Message
+			hn.Reason = sanitize.Line(n.Error.Message)
 		}
 		for _, r := range n.Resources {
-			hn.Resources = append(hn.Resources, htmlResource{Label: r.Label, Count: countOf(r), URL: r.DetailURL})
+			hn.Resources = append(hn.Resources, htmlResource{Label: sanitize.Line(r.Label), Count: countOf(r), URL: r.DetailURL})
 		}
 		d.Nodes[i] = hn
 	}

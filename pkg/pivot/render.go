@@ -2,6 +2,7 @@ package pivot
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,8 +23,10 @@ type RenderOptions struct {
 	Defang bool
 	// Width is the terminal's; the tree never exceeds it. 0 = no limit.
 	Width int
-	// Indent JSON (at a terminal).
-	Indent bool
+	// TTY: stdout is a terminal. JSON is then indented, and the characters
+	// a terminal would act on are written as \u escapes (the same JSON
+	// value), as search does.
+	TTY bool
 	// Now is the time of the walk, for the Markdown and HTML headings.
 	Now time.Time
 }
@@ -40,12 +43,26 @@ func (o RenderOptions) label(n *Node) string {
 
 // JSON writes the contract's {"nodes", "edges", "summary"}; values live.
 func JSON(w io.Writer, g *Graph, o RenderOptions) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if o.Indent {
-		enc.SetIndent("", "  ")
+	if !o.TTY {
+		return writeAll(w, &b, enc.Encode(g))
 	}
-	return enc.Encode(g)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(g); err != nil {
+		return err
+	}
+	_, err := w.Write(sanitize.JSON(b.Bytes()))
+	return err
+}
+
+func writeAll(w io.Writer, b *bytes.Buffer, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = b.WriteTo(w)
+	return err
 }
 
 // detail is what a node's status says, in a few words: the resources that

@@ -184,7 +184,7 @@ func run(ctx context.Context, opts *Options) error {
 		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
 	})
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	ro := pivot.RenderOptions{Defang: !opts.NoDefang, Indent: opts.IO.IsStdoutTTY(), Now: now}
+	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now}
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
 	}
