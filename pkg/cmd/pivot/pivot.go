@@ -34,6 +34,9 @@ type Options struct {
 	Cache   cmdutil.CacheFunc
 	Now     func() time.Time
 
+	// Format is -o when given on the command line; "" reads the output
+	// setting (environment, profile, file).
+	Format      string
 	Values      []string
 	Depth       int
 	MaxLookups  int
@@ -67,6 +70,23 @@ func renderer(name string) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) e
 		return pivot.HTML, nil
 	}
 	return nil, cmdutil.UsageError("invalid output format %q for pivot: use one of %s", name, strings.Join(formats, ", "))
+}
+
+// pickRenderer is -o's renderer; a default from the environment or the
+// config file that pivot cannot draw (ndjson, csv, stix, set for search)
+// gives the tree rather than an error on every pivot.
+func pickRenderer(opts *Options) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
+	if opts.Format != "" {
+		return renderer(opts.Format)
+	}
+	name, err := opts.Setting("output")
+	if err != nil {
+		return nil, err
+	}
+	if r, err := renderer(name); err == nil {
+		return r, nil
+	}
+	return pivot.Tree, nil
 }
 
 // NewCmd is `tilookup pivot`. runF replaces the run function in tests.
@@ -115,6 +135,15 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Values = args
+			// -o is checked here rather than by the config layer, which
+			// knows only the formats of search (dot, mermaid and html
+			// are pivot's alone).
+			if fl := cmd.Flags().Lookup("output"); fl != nil && fl.Changed {
+				opts.Format = fl.Value.String()
+				if opts.Format == "" {
+					opts.Format = "table"
+				}
+			}
 			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
 				return err
 			}
@@ -151,11 +180,7 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 }
 
 func run(ctx context.Context, opts *Options) error {
-	format, err := opts.Setting("output")
-	if err != nil {
-		return err
-	}
-	render, err := renderer(format)
+	render, err := pickRenderer(opts)
 	if err != nil {
 		return err
 	}
