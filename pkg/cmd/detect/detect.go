@@ -45,7 +45,7 @@ type errRecord struct {
 
 // NewCmd is `tilookup detect`. runF replaces the run in tests.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f) }}
+	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "detect") }}
 	cmd := &cobra.Command{
 		Use:   "detect [VALUE...]",
 		Short: "Show the type and the refanged value search would send (offline)",
@@ -85,12 +85,10 @@ func run(opts *Options) error {
 		return one(opts, format, opts.Values[0])
 	}
 	w := cmdutil.NewListWriter(format, opts.Out, []string{"input", "value", "type"})
-	code := 0
+	var tally failure.Tally
 	write := func(in string) error {
 		rec, shown, err := opts.detect(in)
-		if err != nil {
-			code = max(code, failure.ExitCode(err))
-		}
+		tally.Add(err, err == nil)
 		status := rec.Type
 		if rec.Error != nil {
 			status = "error: " + rec.Error.Message
@@ -109,10 +107,7 @@ func run(opts *Options) error {
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	return cmdutil.ExitWith(code)
+	return tally.Err(err, false)
 }
 
 // one is detect for a single VALUE: a JSON object rather than an array, and

@@ -66,6 +66,29 @@ func TestDetectStdinErrorsAreRecords(t *testing.T) {
 	}
 }
 
+// A refused value decides the exit code wherever it stands among valid
+// ones, from stdin or from the arguments.
+func TestDetectExitCodeWhateverTheOrder(t *testing.T) {
+	const bad = "203.0.113.66 198.51.100.1"
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"stdin, refused first", bad + "\na.example\n", nil},
+		{"stdin, refused last", "a.example\n" + bad + "\n", nil},
+		{"stdin, refused in the middle", "a.example\n" + bad + "\nb.example\n", nil},
+		{"arguments, refused first", "", []string{bad, "a.example"}},
+		{"arguments, refused last", "", []string{"a.example", bad}},
+	} {
+		_, err := runDetect(t, output.NDJSON, tc.stdin, false, tc.args...)
+		var silent *failure.Reported
+		if !errors.As(err, &silent) || silent.Code != failure.ExitUsage {
+			t.Errorf("%s: err = %v, want exit 2 after the records", tc.name, err)
+		}
+	}
+}
+
 func TestDetectNeedsValueOnTerminal(t *testing.T) {
 	_, err := runDetect(t, output.Table, "", true)
 	if failure.KindOf(err) != failure.Usage || !strings.Contains(err.Error(), "give a VALUE, or pipe values on stdin") {
