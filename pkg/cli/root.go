@@ -79,7 +79,9 @@ events endpoint. Try it with no account:
 	pf := root.PersistentFlags()
 	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "`format`: "+format.HelpList())
+	// Joined without spaces so that the line fits 80 columns with every
+	// format listed.
+	pf.StringP("output", "o", "", "`format`: "+strings.Join(format.Names(), ","))
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).

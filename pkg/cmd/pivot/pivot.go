@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +17,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/pivot"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
@@ -34,9 +34,6 @@ type Options struct {
 	Cache   cmdutil.CacheFunc
 	Now     func() time.Time
 
-	// Format is -o when given on the command line; "" reads the output
-	// setting (environment, profile, file).
-	Format      string
 	Values      []string
 	Depth       int
 	MaxLookups  int
@@ -50,43 +47,32 @@ type Options struct {
 	Refresh     bool
 }
 
-// formats are pivot's output formats. Until the shared format registry
-// lands, this switch is the one place that picks a renderer.
-var formats = []string{"table", "json", "dot", "mermaid", "md", "html"}
-
+// renderer is the printer of a format of pivot's: the formats the
+// registry (pkg/output/format) lists for pivot, and only those.
 func renderer(name string) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "", "table":
+	f, err := format.Parse(name)
+	if err == nil {
+		err = format.Check("pivot", f)
+	}
+	if err != nil {
+		return nil, failure.New(failure.Usage, "%v", err)
+	}
+	switch f {
+	case format.Table:
 		return pivot.Tree, nil
-	case "json":
+	case format.JSON:
 		return pivot.JSON, nil
-	case "dot":
+	case format.DOT:
 		return pivot.DOT, nil
-	case "mermaid":
+	case format.Mermaid:
 		return pivot.Mermaid, nil
-	case "md":
+	case format.MD:
 		return pivot.Markdown, nil
-	case "html":
+	case format.HTML:
 		return pivot.HTML, nil
 	}
-	return nil, cmdutil.UsageError("invalid output format %q for pivot: use one of %s", name, strings.Join(formats, ", "))
-}
-
-// pickRenderer is -o's renderer; a default from the environment or the
-// config file that pivot cannot draw (ndjson, csv, stix, set for search)
-// gives the tree rather than an error on every pivot.
-func pickRenderer(opts *Options) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
-	if opts.Format != "" {
-		return renderer(opts.Format)
-	}
-	name, err := opts.Setting("output")
-	if err != nil {
-		return nil, err
-	}
-	if r, err := renderer(name); err == nil {
-		return r, nil
-	}
-	return pivot.Tree, nil
+	// The registry lists a format for pivot that has no printer here.
+	return nil, failure.New(failure.Usage, "-o %s is not written by pivot", f)
 }
 
 // NewCmd is `tilookup pivot`. runF replaces the run function in tests.
@@ -135,15 +121,6 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Values = args
-			// -o is checked here rather than by the config layer, which
-			// knows only the formats of search (dot, mermaid and html
-			// are pivot's alone).
-			if fl := cmd.Flags().Lookup("output"); fl != nil && fl.Changed {
-				opts.Format = fl.Value.String()
-				if opts.Format == "" {
-					opts.Format = "table"
-				}
-			}
 			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
 				return err
 			}
@@ -163,13 +140,13 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&opts.Depth, "depth", pivot.DefaultDepth, fmt.Sprintf("levels of neighbours to look up (`N`, 0-%d)", pivot.MaxDepth))
-	fl.IntVar(&opts.MaxLookups, "max-lookups", pivot.DefaultMaxLookups, "at most `M` lookups in all, the VALUEs included")
+	fl.IntVar(&opts.Depth, "depth", pivot.DefaultDepth, fmt.Sprintf("levels of neighbours (`N`, 0-%d)", pivot.MaxDepth))
+	fl.IntVar(&opts.MaxLookups, "max-lookups", pivot.DefaultMaxLookups, "at most `M` lookups, VALUEs included")
 	fl.BoolVar(&opts.NoDefang, "no-defang", false, "keep values live in drawings")
 	fl.BoolVar(&opts.NoRefang, "no-refang", false, "look the VALUEs up exactly as given")
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
-	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator found (no address or list rule)")
+	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up all that is found (no skip rule)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
@@ -180,7 +157,11 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 }
 
 func run(ctx context.Context, opts *Options) error {
-	render, err := pickRenderer(opts)
+	name, err := opts.Setting("output")
+	if err != nil {
+		return err
+	}
+	render, err := renderer(name)
 	if err != nil {
 		return err
 	}

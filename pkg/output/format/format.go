@@ -19,9 +19,6 @@
 // yet, so -o refuses them until their printer exists. Their rows will be:
 //
 //	{Name: MISP, Kind: Document, Commands: []string{"search", "triage", "pivot", "watch"}, Help: "a MISP event (JSON) of the run"},
-//	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
-//	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
-//	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},
 //
 // (watch streams MISP events one by one: if that is what lands, its row
 // says Kind: Stream and watch writes one event per line.)
@@ -45,11 +42,12 @@ const (
 	MD     Name = "md"
 	STIX   Name = "stix"
 
-	// Reserved: no row yet (see the package comment).
-	MISP    Name = "misp"
 	DOT     Name = "dot"
 	Mermaid Name = "mermaid"
 	HTML    Name = "html"
+
+	// Reserved: no row yet (see the package comment).
+	MISP Name = "misp"
 )
 
 // Kind says how a format is written.
@@ -92,12 +90,15 @@ var reports = []string{"version", "cache", "config"}
 // list print json or ndjson as JSON and anything else as text: they are
 // listed under table, json and ndjson.
 var rows = []Spec{
-	{Name: Table, Kind: Stream, Commands: slices.Concat(records, reports), Help: "aligned columns for reading"},
-	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "JSON (an array for several values)"},
+	{Name: Table, Kind: Stream, Commands: slices.Concat(records, reports, []string{"pivot"}), Help: "aligned columns for reading"},
+	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports, []string{"pivot"}), Help: "JSON (an array for several values)"},
 	{Name: NDJSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "one JSON object per line"},
 	{Name: CSV, Kind: Stream, Commands: records, Help: "comma-separated values with a header"},
-	{Name: MD, Kind: Document, Commands: []string{"search", "triage"}, Help: "a Markdown report of the run"},
+	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a Markdown report of the run"},
 	{Name: STIX, Kind: Document, Commands: []string{"search", "triage"}, Help: "a STIX 2.1 bundle of the run"},
+	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
+	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
+	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},
 }
 
 // All returns every row, in help order. The caller must not modify it.

@@ -24,13 +24,13 @@ func TestParse(t *testing.T) {
 		// Reserved names have no row: -o must refuse them until their
 		// printer exists.
 		{"misp", "", true},
-		{"dot", "", true},
-		{"mermaid", "", true},
-		{"html", "", true},
+		{"dot", DOT, false},
+		{"Mermaid", Mermaid, false},
+		{"html", HTML, false},
 	} {
 		got, err := Parse(tc.in)
 		if tc.bad {
-			if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "use one of table, json, ndjson, csv, md, stix") {
+			if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "use one of table, json, ndjson, csv, md, stix, dot, mermaid, html") {
 				t.Errorf("Parse(%q) = %q, %v; want an unknown-format error listing the formats", tc.in, got, err)
 			}
 			continue
@@ -53,7 +53,10 @@ func TestCheck(t *testing.T) {
 		{"events", Table, ""},
 		{"cache", JSON, ""},
 		{"detect", STIX, "-o stix is written by search and triage only: use table, json, ndjson or csv here"},
-		{"extract", MD, "-o md is written by search and triage only: use table, json, ndjson or csv here"},
+		{"extract", MD, "-o md is written by search, triage and pivot only: use table, json, ndjson or csv here"},
+		{"pivot", HTML, ""},
+		{"pivot", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json, md, dot, mermaid or html here"},
+		{"search", DOT, "-o dot is written by pivot only: use table, json, ndjson, csv, md or stix here"},
 		{"cache", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json or ndjson here"},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"search", MISP, `invalid output format "misp"`},
@@ -89,7 +92,7 @@ func TestRows(t *testing.T) {
 			}
 		}
 	}
-	if got := HelpList(); got != "table, json, ndjson, csv, md, stix" {
+	if got := HelpList(); got != "table, json, ndjson, csv, md, stix, dot, mermaid, html" {
 		t.Errorf("HelpList() = %q", got)
 	}
 	if !slices.Equal(For("version"), []Name{Table, JSON, NDJSON}) {
