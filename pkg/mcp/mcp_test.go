@@ -164,7 +164,7 @@ func TestListTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := map[string]bool{"search": true, "triage": true, "events_me": true, "detect": false, "extract": false}
+	open := map[string]bool{"search": true, "triage": true, "pivot": true, "events_me": true, "detect": false, "extract": false}
 	if len(res.Tools) != len(open) {
 		t.Fatalf("%d tools, want %d", len(res.Tools), len(open))
 	}
