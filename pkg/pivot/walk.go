@@ -287,18 +287,22 @@ func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
 // each resource and field where one was found first.
 func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
 	for _, r := range resp.Results {
-		found := func(field string) func(ioc.Indicator) error {
-			return func(ind ioc.Indicator) error {
-				w.link(n, ind, depth, r.Resource, field)
-				return nil
-			}
+		// One extractor per resource: an indicator named in several
+		// fields of a resource's records gets the edge of the first.
+		x := ioc.NewTextExtractor()
+		field := ""
+		found := func(ind ioc.Indicator) error {
+			w.link(n, ind, depth, r.Resource, field)
+			return nil
 		}
 		if r.MatchedValue != "" {
-			_ = ioc.ExtractString(r.MatchedValue, found("matched_value"))
+			field = "matched_value"
+			_ = x.Extract(r.MatchedValue, found)
 		}
 		for _, rec := range r.Preview {
-			walkFields("", rec, func(field, text string) {
-				_ = ioc.ExtractString(text, found(field))
+			walkFields("", rec, func(f, text string) {
+				field = f
+				_ = x.Extract(text, found)
 			})
 		}
 	}
