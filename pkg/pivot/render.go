@@ -27,8 +27,10 @@ type RenderOptions struct {
 	// a terminal would act on are written as \u escapes (the same JSON
 	// value), as search does.
 	TTY bool
-	// Now is the time of the walk, for the Markdown and HTML headings.
+	// Now is the time of the walk, for the Markdown heading and STIX.
 	Now time.Time
+	// TLP marks a STIX bundle (export.ParseTLP's levels); "" for none.
+	TLP string
 }
 
 // label is a node's value as drawings show it: defanged unless asked

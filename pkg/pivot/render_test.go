@@ -263,3 +263,30 @@ func TestIDsInEveryFormat(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+func TestSTIXRelationships(t *testing.T) {
+	g := sample(t)
+	var b bytes.Buffer
+	if err := STIX(&b, g, RenderOptions{Now: fixedNow, TLP: "green"}); err != nil {
+		t.Fatal(err)
+	}
+	var bundle struct {
+		Objects []struct {
+			RelationshipType string `json:"relationship_type"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &bundle); err != nil {
+		t.Fatal(err)
+	}
+	related := 0
+	for _, o := range bundle.Objects {
+		if o.RelationshipType == "related-to" {
+			related++
+		}
+	}
+	// Every node of the sample is a domain, so every edge has observables
+	// at both ends.
+	if related != len(g.Edges) {
+		t.Errorf("%d related-to relationships, want one per edge (%d)", related, len(g.Edges))
+	}
+}

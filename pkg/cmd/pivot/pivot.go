@@ -13,6 +13,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -43,6 +44,7 @@ type Options struct {
 	NoDefang    bool
 	NoSkip      bool
 	NoRefang    bool
+	TLP         string
 	Sandbox     bool
 	Refresh     bool
 }
@@ -70,6 +72,8 @@ func renderer(name string) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) e
 		return pivot.Markdown, nil
 	case format.HTML:
 		return pivot.HTML, nil
+	case format.STIX:
+		return pivot.STIX, nil
 	}
 	// The registry lists a format for pivot that has no printer here.
 	return nil, failure.New(failure.Usage, "-o %s is not written by pivot", f)
@@ -103,8 +107,10 @@ expanded again; json, {"nodes", "edges", "summary"}, with ids that stay the
 same between runs and edges saying in which resource's preview, under which
 field, a neighbour was found; dot for Graphviz (dot -Tsvg); mermaid for
 GitHub and GitLab Markdown; md, a document for a ticket; html, one
-self-contained page that draws the graph with no network access. Values are
-defanged in every drawing unless --no-defang; json keeps them live.
+self-contained page that draws the graph with no network access; stix, one
+STIX 2.1 bundle whose related-to relationships join the observables (marked
+with --tlp). Values are defanged in every drawing unless --no-defang; json
+and stix keep them live.
 
 The exit status is triage's: 0 when any indicator matched, 1 when none did,
 the largest error code when a lookup failed, 130 on Ctrl-C (what was found
@@ -149,6 +155,10 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up all that is found (no skip rule)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	_ = cmd.MarkFlagDirname("warninglists")
@@ -164,6 +174,15 @@ func run(ctx context.Context, opts *Options) error {
 	render, err := renderer(name)
 	if err != nil {
 		return err
+	}
+	if opts.TLP != "" {
+		// Refused before any lookup, as triage does.
+		if f, _ := format.Parse(name); f != format.STIX {
+			return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
+		}
+		if _, err := export.ParseTLP(opts.TLP); err != nil {
+			return err
+		}
 	}
 	starts := make([]pivot.Start, 0, len(opts.Values))
 	for _, v := range opts.Values {
@@ -190,7 +209,7 @@ func run(ctx context.Context, opts *Options) error {
 		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
 	})
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now}
+	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP}
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
 	}

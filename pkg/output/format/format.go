@@ -95,7 +95,7 @@ var rows = []Spec{
 	{Name: NDJSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "one JSON object per line"},
 	{Name: CSV, Kind: Stream, Commands: records, Help: "comma-separated values with a header"},
 	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a Markdown report of the run"},
-	{Name: STIX, Kind: Document, Commands: []string{"search", "triage"}, Help: "a STIX 2.1 bundle of the run"},
+	{Name: STIX, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a STIX 2.1 bundle of the run"},
 	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
 	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
 	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},
