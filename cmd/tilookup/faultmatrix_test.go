@@ -452,7 +452,7 @@ func checkFaultBulk(t *testing.T, tc faultCase, res runResult, token string, val
 			t.Errorf("bulk line %d (%s): unexpected error %s: %s", i+1, values[i], r.Error.Kind, r.Error.Message)
 		}
 		if fails {
-			want = failure.Max(want, tc.search)
+			want = max(want, tc.search)
 			failed++
 		}
 	}
