@@ -89,7 +89,7 @@ func (p *jsonPrinter) Add(r Record) error {
 		p.buf.WriteByte('\n')
 	}
 	p.n++
-	return writeJSON(p.opts, p.buf.Bytes())
+	return WriteJSON(p.opts, p.buf.Bytes())
 }
 
 func (p *jsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
@@ -124,7 +124,7 @@ func formatJSON(b *bytes.Buffer, doc []byte, indent, inArray bool) error {
 
 // writeJSON writes JSON text, escaping what a terminal could interpret when
 // the output is one.
-func writeJSON(opts Options, b []byte) error {
+func WriteJSON(opts Options, b []byte) error {
 	if opts.TTY {
 		b = sanitize.JSON(b)
 	}
@@ -149,7 +149,7 @@ func (p *ndjsonPrinter) Add(r Record) error {
 		return decodeErr(err)
 	}
 	p.buf.WriteByte('\n')
-	return writeJSON(p.opts, p.buf.Bytes())
+	return WriteJSON(p.opts, p.buf.Bytes())
 }
 
 func (p *ndjsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }

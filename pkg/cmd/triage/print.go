@@ -2,7 +2,6 @@ package triage
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
@@ -294,15 +293,13 @@ var csvColumns = []string{"value", "type", "status", "resource", "label", "group
 	"matched_column", "matched_value", "count", "detail_url", "reason", "error"}
 
 type csvWriter struct {
-	o      output.Options
 	defang bool
-	raw    bool
-	w      *csv.Writer
-	header bool
+	w      *output.CSVWriter
 }
 
 func newCSVWriter(o output.Options, opts *Options) *csvWriter {
-	return &csvWriter{o: o, defang: opts.Defang, raw: opts.CSVRaw, w: csv.NewWriter(o.Out)}
+	o.CSVRaw = opts.CSVRaw
+	return &csvWriter{defang: opts.Defang, w: output.NewCSVWriter(o, csvColumns)}
 }
 
 func (w *csvWriter) Add(ind report.Indicator) error {
@@ -331,37 +328,9 @@ func (w *csvWriter) indicator(v string, t ioc.Type) string {
 	return v
 }
 
-func (w *csvWriter) writeHeader() error {
-	if w.header {
-		return nil
-	}
-	w.header = true
-	return ioErr(w.w.Write(csvColumns))
-}
+func (w *csvWriter) row(cells ...string) error { return w.w.Write(cells) }
 
-func (w *csvWriter) row(cells ...string) error {
-	if err := w.writeHeader(); err != nil {
-		return err
-	}
-	for i, c := range cells {
-		if w.o.TTY {
-			c = sanitize.String(c)
-		}
-		if !w.raw {
-			c = output.CSVCell(c)
-		}
-		cells[i] = c
-	}
-	return ioErr(w.w.Write(cells))
-}
-
-func (w *csvWriter) Flush() error {
-	w.w.Flush()
-	if err := w.w.Error(); err != nil {
-		return ioErr(err)
-	}
-	return flushOut(w.o.Out)
-}
+func (w *csvWriter) Flush() error { return w.w.Flush() }
 
 func (w *csvWriter) Close(_ report.Summary, skipped []report.Skipped) error {
 	for _, s := range skipped {
@@ -370,10 +339,7 @@ func (w *csvWriter) Close(_ report.Summary, skipped []report.Skipped) error {
 			return err
 		}
 	}
-	if err := w.writeHeader(); err != nil { // no indicator at all: the header alone
-		return err
-	}
-	return w.Flush()
+	return w.w.Close() // no indicator at all: the header alone
 }
 
 // trimmed keeps of an answer what the table shows, so that a long report
