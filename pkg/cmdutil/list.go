@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -67,7 +66,7 @@ func (l *ListWriter) Write(obj any, cells []string) error {
 	default:
 		if len(cells) == 1 {
 			_, err := fmt.Fprintln(l.o.Out, sanitize.String(cells[0]))
-			return WriteError(err)
+			return failure.WriteError(err)
 		}
 		if l.tw == nil {
 			l.tw = tabwriter.NewWriter(l.o.Out, 0, 4, 2, ' ', 0)
@@ -78,7 +77,7 @@ func (l *ListWriter) Write(obj any, cells []string) error {
 			safe[i] = sanitize.String(c)
 		}
 		_, err := fmt.Fprintln(l.tw, strings.Join(safe, "\t"))
-		return WriteError(err)
+		return failure.WriteError(err)
 	}
 }
 
@@ -98,23 +97,9 @@ func (l *ListWriter) Close() error {
 		return l.csv.Close()
 	}
 	if l.tw != nil {
-		return WriteError(l.tw.Flush())
+		return failure.WriteError(l.tw.Flush())
 	}
 	return nil
-}
-
-// WriteError gives a failed write of the output its kind and message: not
-// a usage mistake, exit 2 all the same, and no pointer to --help. nil
-// stays nil.
-func WriteError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var k failure.Kinded
-	if errors.As(err, &k) {
-		return err
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 }
 
 // Format resolves the output format setting for command, a command

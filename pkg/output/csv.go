@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -122,7 +123,7 @@ func (c *CSVWriter) write(row []string) error {
 	for i, v := range row {
 		cells[i] = c.cell(v)
 	}
-	return writeErr(c.w.Write(cells))
+	return failure.WriteError(c.w.Write(cells))
 }
 
 // cell returns a cell as it should be written: on a terminal it is
@@ -144,9 +145,9 @@ func (c *CSVWriter) cell(v string) string {
 func (c *CSVWriter) Flush() error {
 	c.w.Flush()
 	if err := c.w.Error(); err != nil {
-		return writeErr(err)
+		return failure.WriteError(err)
 	}
-	return writeErr(flush(c.out))
+	return failure.WriteError(flush(c.out))
 }
 
 // Close writes the header when no row came, and flushes.

@@ -34,7 +34,7 @@ func PrintEvents(opts Options, raw []byte) error {
 	if err := renderEvents(opts, raw); err != nil {
 		return err
 	}
-	return writeErr(flush(opts.Out))
+	return failure.WriteError(flush(opts.Out))
 }
 
 func renderEvents(opts Options, raw []byte) error {
@@ -77,7 +77,7 @@ func renderEvents(opts Options, raw []byte) error {
 		}
 		eventsTable(opts, &b, v)
 		_, err = opts.Out.Write(b.Bytes())
-		return writeErr(err)
+		return failure.WriteError(err)
 	}
 	if err := CheckFormat("events", opts.Format); err != nil {
 		return err

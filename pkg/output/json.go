@@ -92,7 +92,7 @@ func (p *jsonPrinter) Add(r Record) error {
 	return WriteJSON(p.opts, p.buf.Bytes())
 }
 
-func (p *jsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *jsonPrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 
 func (p *jsonPrinter) Close() error {
 	if p.multi {
@@ -101,10 +101,10 @@ func (p *jsonPrinter) Close() error {
 			s = "[]\n"
 		}
 		if _, err := io.WriteString(p.opts.Out, s); err != nil {
-			return writeErr(err)
+			return failure.WriteError(err)
 		}
 	}
-	return writeErr(flush(p.opts.Out))
+	return failure.WriteError(flush(p.opts.Out))
 }
 
 // formatJSON appends doc to b, indented (nested one level when inArray) or
@@ -129,7 +129,7 @@ func WriteJSON(opts Options, b []byte) error {
 		b = sanitize.JSON(b)
 	}
 	_, err := opts.Out.Write(b)
-	return writeErr(err)
+	return failure.WriteError(err)
 }
 
 type ndjsonPrinter struct {
@@ -152,5 +152,5 @@ func (p *ndjsonPrinter) Add(r Record) error {
 	return WriteJSON(p.opts, p.buf.Bytes())
 }
 
-func (p *ndjsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *ndjsonPrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 func (p *ndjsonPrinter) Close() error { return p.Flush() }

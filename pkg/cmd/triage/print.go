@@ -13,7 +13,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
-	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // writer prints a triage as the answers come, in input order. JSON, NDJSON
@@ -73,7 +72,7 @@ func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) err
 		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
 	}
 	if err != nil {
-		return ioErr(err)
+		return failure.WriteError(err)
 	}
 	return flushOut(w.o.Out)
 }
@@ -160,28 +159,11 @@ func marshal(b *bytes.Buffer, v any) error {
 
 // writeOut writes JSON text, with what a terminal would interpret escaped
 // when the output is one.
-func writeOut(o output.Options, b []byte) error {
-	if o.TTY {
-		b = sanitize.JSON(b)
-	}
-	_, err := o.Out.Write(b)
-	return ioErr(err)
-}
-
-func ioErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var k failure.Kinded
-	if errors.As(err, &k) {
-		return err
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
-}
+func writeOut(o output.Options, b []byte) error { return output.WriteJSON(o, b) }
 
 func flushOut(w io.Writer) error {
 	if f, ok := w.(interface{ Flush() error }); ok {
-		return ioErr(f.Flush())
+		return failure.WriteError(f.Flush())
 	}
 	return nil
 }
