@@ -120,6 +120,21 @@ func KindOf(err error) Kind {
 	return Usage
 }
 
+// WriteError is the one error of a failed write of the output (a closed
+// pipe, a full disk): kind IO, exit 2 without a pointer to --help, and
+// "cannot write the output: " before the reason. nil stays nil, and an
+// error that already has a kind keeps it.
+func WriteError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var k Kinded
+	if errors.As(err, &k) {
+		return err
+	}
+	return Wrap(IO, err, "cannot write the output: "+err.Error())
+}
+
 // ExitCode returns the exit code for err (0 for nil).
 func ExitCode(err error) int { return KindOf(err).ExitCode() }
 

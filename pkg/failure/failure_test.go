@@ -136,3 +136,17 @@ func TestTallyErr(t *testing.T) {
 		t.Errorf("an interrupt keeps its own larger code: %v", err)
 	}
 }
+
+func TestWriteError(t *testing.T) {
+	if WriteError(nil) != nil {
+		t.Error("nil is not an error")
+	}
+	err := WriteError(errors.New("broken pipe"))
+	if KindOf(err) != IO || err.Error() != "cannot write the output: broken pipe" {
+		t.Errorf("raw: %v (kind %s)", err, KindOf(err))
+	}
+	stop := New(Interrupted, "interrupted")
+	if WriteError(stop) != stop {
+		t.Error("an error with a kind keeps it")
+	}
+}

@@ -216,11 +216,10 @@ func run(ctx context.Context, opts *Options) error {
 	if err := render(out, g, ro); err == nil {
 		err = out.Flush()
 	}
-	if err != nil {
-		werr := failure.Wrap(failure.IO, err, "cannot write the output")
-		if walkErr == nil || failure.ExitCode(werr) > failure.ExitCode(walkErr) {
-			return werr
-		}
+	// Output that could not be written is what the user must hear about,
+	// unless they interrupted the walk themselves.
+	if err != nil && failure.KindOf(walkErr) != failure.Interrupted {
+		return failure.WriteError(err)
 	}
 	return walkErr
 }

@@ -55,9 +55,10 @@ func TestCheck(t *testing.T) {
 		{"detect", STIX, "-o stix is written by search, triage and pivot only: use table, json, ndjson or csv here"},
 		{"extract", MD, "-o md is written by search, triage and pivot only: use table, json, ndjson or csv here"},
 		{"pivot", HTML, ""},
-		{"pivot", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json, md, stix, dot, mermaid or html here"},
+		{"pivot", CSV, "-o csv is written by search, triage, detect, extract, events and config only: use table, json, md, stix, dot, mermaid or html here"},
 		{"search", DOT, "-o dot is written by pivot only: use table, json, ndjson, csv, md or stix here"},
-		{"cache", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json or ndjson here"},
+		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events and config only: use table, json or ndjson here"},
+		{"config", CSV, ""},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"search", MISP, `invalid output format "misp"`},
 	} {
