@@ -213,7 +213,8 @@ func run(ctx context.Context, opts *Options) error {
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
 	}
-	if err := render(out, g, ro); err == nil {
+	err = render(out, g, ro)
+	if err == nil {
 		err = out.Flush()
 	}
 	// Output that could not be written is what the user must hear about,
