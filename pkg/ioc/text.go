@@ -5,12 +5,6 @@ import (
 	"hash/maphash"
 )
 
-// ExtractString is ExtractReader for a short text already in memory, on
-// the caller's goroutine.
-func ExtractString(s string, fn func(Indicator) error) error {
-	return extractText([]byte(s), fn)
-}
-
 // TextExtractor extracts the indicators of several short texts in turn
 // (the fields of a record, say), reporting each indicator once across all
 // of them, on the caller's goroutine. pivot runs one per answer's resource:
