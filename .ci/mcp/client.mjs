@@ -18,7 +18,7 @@ if (!bin) {
 const EICAR_MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const REPORT = `Incident 42: the dropper (md5 ${EICAR_MD5}) beaconed from 10.1.2.3 to
 hxxp://203.0.113[.]66/gate.php and exploited CVE-2021-44228.`;
-const TOOLS = ["detect", "events_me", "extract", "search", "triage"];
+const TOOLS = ["detect", "events_me", "extract", "pivot", "search", "triage"];
 
 function check(ok, what, detail) {
   if (!ok) {

@@ -15,6 +15,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/events"
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/mcp"
+	"github.com/tilookup/tilookup/pkg/cmd/pivot"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/triage"
@@ -79,19 +80,21 @@ events endpoint. Try it with no account:
 	pf := root.PersistentFlags()
 	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "`format`: "+format.HelpList())
+	// Every format is more than a help line holds, and most commands
+	// write only some: TAB completes the ones the command writes.
+	pf.StringP("output", "o", "", "`format`: table, json, csv... (TAB lists them)")
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).
 	f.Flags = pf
 
-	for _, name := range []string{"output", "color"} {
-		k, _ := config.Lookup(name)
-		values := k.Values
-		_ = root.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return values, cobra.ShellCompDirectiveNoFileComp
-		})
-	}
+	colors, _ := config.Lookup("color")
+	_ = root.RegisterFlagCompletionFunc("color", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return colors.Values, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = root.RegisterFlagCompletionFunc("output", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return outputFormats(c), cobra.ShellCompDirectiveNoFileComp
+	})
 	_ = root.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		cfg, err := f.ConfigUnchecked() // a bad value elsewhere should not hide the profiles
 		if err != nil {
@@ -127,6 +130,7 @@ type command struct {
 var commands = []command{
 	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
 	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"pivot", func(f *cmdutil.Factory) *cobra.Command { return pivot.NewCmd(f, nil) }},
 	{"enrich", func(f *cmdutil.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
@@ -214,4 +218,20 @@ func validateFlag(name, value string) error {
 		return cmdutil.ArgErrorf("--%s: %v", name, err)
 	}
 	return nil
+}
+
+// outputFormats are the formats the command c writes (every format before
+// a command is named), for the completion of -o.
+func outputFormats(c *cobra.Command) []string {
+	for c.HasParent() && c.Parent().HasParent() {
+		c = c.Parent()
+	}
+	if !c.HasParent() {
+		return format.Names()
+	}
+	var names []string
+	for _, n := range format.For(c.Name()) {
+		names = append(names, string(n))
+	}
+	return names
 }

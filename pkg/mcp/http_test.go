@@ -60,7 +60,7 @@ func TestHTTPClient(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 5 {
+	if err != nil || len(tools.Tools) != 6 {
 		t.Fatalf("list tools: %v, %v", tools, err)
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "detect", Arguments: map[string]any{"values": []string{"evil[.]example"}}})

@@ -63,6 +63,7 @@ func New(cfg Config) *sdk.Server {
 	t := &tools{cfg: cfg}
 	addTool(s, searchTool(), t.search)
 	addTool(s, triageTool(), t.triage)
+	addTool(s, pivotTool(), t.pivot)
 	addTool(s, detectTool(), t.detect)
 	addTool(s, extractTool(), t.extract)
 	addTool(s, eventsTool(), t.eventsMe)

@@ -204,8 +204,15 @@ func listRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if format := strings.ToLower(cfg.Get("output")); format != "table" && format != "" {
-		return listRecords(opts, cfg, output.Format(format))
+	format, err := output.ParseFormat(cfg.Get("output"))
+	if err == nil {
+		err = output.CheckFormat("config", format)
+	}
+	if err != nil {
+		return err
+	}
+	if format != output.Table {
+		return listRecords(opts, cfg, format)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	for _, k := range config.Keys {
@@ -244,7 +251,7 @@ func listRecords(opts *Options, cfg Reader, format output.Format) error {
 		Value  string `json:"value"`
 		Source string `json:"source"`
 	}
-	w := cmdutil.NewListWriter(format, opts.IO.Out, []string{"key", "value", "source"})
+	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"key", "value", "source"})
 	for _, k := range config.Keys {
 		value, src := listed(opts, cfg, k.Name)
 		e := entry{k.Name, value, src}

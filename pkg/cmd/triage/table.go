@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
@@ -50,7 +51,7 @@ func (w *tableWriter) Close(sum report.Summary, skipped []report.Skipped) error 
 		out = w.opts.IO.Out
 	}
 	if _, err := out.Write(t.b.Bytes()); err != nil {
-		return ioErr(err)
+		return failure.WriteError(err)
 	}
 	return flushOut(out)
 }

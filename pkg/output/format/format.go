@@ -15,13 +15,6 @@
 // Letting one more command print a format is one place too: that row's
 // Commands, plus the command's constructor.
 //
-// Names reserved for work in progress have a constant below but no row
-// yet, so -o refuses them until their printer exists. Their rows will be:
-//
-//	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
-//	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
-//	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},
-//
 // pivot and watch add themselves to misp's row when they write it (watch
 // streaming MISP events one by one would need a row of Kind Stream).
 package format
@@ -45,7 +38,6 @@ const (
 	STIX   Name = "stix"
 	MISP   Name = "misp"
 
-	// Reserved: no row yet (see the package comment).
 	DOT     Name = "dot"
 	Mermaid Name = "mermaid"
 	HTML    Name = "html"
@@ -87,17 +79,20 @@ var records = []string{"search", "triage", "detect", "extract", "events"}
 var reports = []string{"version", "cache", "config"}
 
 // rows is the registry, in the order help and completion list formats.
-// table is the default (config.DefaultOutput). version, cache and config
-// list print json or ndjson as JSON and anything else as text: they are
-// listed under table, json and ndjson.
+// table is the default (config.DefaultOutput). version and cache print one
+// report as text or JSON; config list prints its keys as records, csv
+// included.
 var rows = []Spec{
-	{Name: Table, Kind: Stream, Commands: slices.Concat(records, reports), Help: "aligned columns for reading"},
-	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "JSON (an array for several values)"},
+	{Name: Table, Kind: Stream, Commands: slices.Concat(records, reports, []string{"pivot"}), Help: "aligned columns for reading"},
+	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports, []string{"pivot"}), Help: "JSON (an array for several values)"},
 	{Name: NDJSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "one JSON object per line"},
-	{Name: CSV, Kind: Stream, Commands: records, Help: "comma-separated values with a header"},
-	{Name: MD, Kind: Document, Commands: []string{"search", "triage"}, Help: "a Markdown report of the run"},
-	{Name: STIX, Kind: Document, Commands: []string{"search", "triage"}, Help: "a STIX 2.1 bundle of the run"},
+	{Name: CSV, Kind: Stream, Commands: slices.Concat(records, []string{"config"}), Help: "comma-separated values with a header"},
+	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a Markdown report of the run"},
+	{Name: STIX, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a STIX 2.1 bundle of the run"},
 	{Name: MISP, Kind: Document, Commands: []string{"search", "triage"}, Help: "a MISP event (JSON) of the run"},
+	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
+	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
+	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},
 }
 
 // All returns every row, in help order. The caller must not modify it.

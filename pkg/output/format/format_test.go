@@ -24,13 +24,14 @@ func TestParse(t *testing.T) {
 		{"yaml", "", true},
 		// Reserved names have no row: -o must refuse them until their
 		// printer exists.
-		{"dot", "", true},
-		{"mermaid", "", true},
-		{"html", "", true},
+		{"misp", MISP, false},
+		{"dot", DOT, false},
+		{"Mermaid", Mermaid, false},
+		{"html", HTML, false},
 	} {
 		got, err := Parse(tc.in)
 		if tc.bad {
-			if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "use one of table, json, ndjson, csv, md, stix, misp") {
+			if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "use one of table, json, ndjson, csv, md, stix, misp, dot, mermaid, html") {
 				t.Errorf("Parse(%q) = %q, %v; want an unknown-format error listing the formats", tc.in, got, err)
 			}
 			continue
@@ -52,13 +53,16 @@ func TestCheck(t *testing.T) {
 		{"detect", CSV, ""},
 		{"events", Table, ""},
 		{"cache", JSON, ""},
-		{"detect", STIX, "-o stix is written by search and triage only: use table, json, ndjson or csv here"},
-		{"extract", MD, "-o md is written by search and triage only: use table, json, ndjson or csv here"},
-		{"cache", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json or ndjson here"},
+		{"detect", STIX, "-o stix is written by search, triage and pivot only: use table, json, ndjson or csv here"},
+		{"extract", MD, "-o md is written by search, triage and pivot only: use table, json, ndjson or csv here"},
+		{"pivot", HTML, ""},
+		{"pivot", CSV, "-o csv is written by search, triage, detect, extract, events and config only: use table, json, md, stix, dot, mermaid or html here"},
+		{"search", DOT, "-o dot is written by pivot only: use table, json, ndjson, csv, md, stix or misp here"},
+		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events and config only: use table, json or ndjson here"},
+		{"config", CSV, ""},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"triage", MISP, ""},
 		{"detect", MISP, "-o misp is written by search and triage only"},
-		{"search", DOT, `invalid output format "dot"`},
 	} {
 		err := Check(tc.command, tc.f)
 		switch {
@@ -91,7 +95,7 @@ func TestRows(t *testing.T) {
 			}
 		}
 	}
-	if got := HelpList(); got != "table, json, ndjson, csv, md, stix, misp" {
+	if got := HelpList(); got != "table, json, ndjson, csv, md, stix, misp, dot, mermaid, html" {
 		t.Errorf("HelpList() = %q", got)
 	}
 	if !slices.Equal(For("version"), []Name{Table, JSON, NDJSON}) {

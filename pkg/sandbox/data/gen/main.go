@@ -526,9 +526,9 @@ func phishingEmails() resource {
 	}
 	recs := []record{
 		mk(hotEmail, hotEmail, "", "Invoice overdue", "pe-hot", 1),
-		mk(hotEmail, "collections@invoice-portal.example.com", eicarMD5, "Payment confirmation", "pe-hot", 2),
+		withLink(mk(hotEmail, "collections@invoice-portal.example.com", eicarMD5, "Payment confirmation", "pe-hot", 2), c2Domain),
 		mk("it-support@example.org", hotEmail, "", "Password expires today", "pe-hot", 3),
-		mk("scanner@printers.test", "noreply@printers.test", eicarMD5, "Scanned document", "pe-eicar", 1),
+		withLink(mk("scanner@printers.test", "noreply@printers.test", eicarMD5, "Scanned document", "pe-eicar", 1), "files-relay.example.com"),
 	}
 	for i := 1; len(recs) < 35; i++ {
 		host := domain(i + 700)
@@ -539,6 +539,21 @@ func phishingEmails() resource {
 		recs = append(recs, mk(pick([]string{"billing", "support", "security", "hr", "noreply"}, "lp", i)+"@"+host, "reply@"+host, attach, pick(subjects, "subj", i), "pe", i))
 	}
 	return resource{"phishing_emails", "Phishing e-mail campaigns", "phishing", []string{"sender", "reply_to", "attachment_md5"}, recs}
+}
+
+// withLink adds the domain that a mail's body links to, after its subject.
+// The two test campaigns that attach the EICAR file link to domains that
+// resolve to the hot address, which sandbox detonations contacted: the
+// neighbourhood `tilookup pivot --sandbox <EICAR md5> --depth 2` walks
+// (hash -> domain -> address -> hash). It is a fact about the invented
+// campaigns, not about the EICAR file, which contacts nothing.
+func withLink(r record, domain string) record {
+	for i, f := range r {
+		if f.k == "subject" {
+			return append(r[:i+1:i+1], append(record{{"link_domain", domain}}, r[i+1:]...)...)
+		}
+	}
+	return append(r, field{"link_domain", domain})
 }
 
 // Well-known CVEs with their common names, vendors, products and the year

@@ -1,0 +1,226 @@
+// Package pivot is `tilookup pivot`: from a few indicators to their
+// neighbourhood, looked up breadth-first within a budget, and drawn.
+package pivot
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/output/format"
+	"github.com/tilookup/tilookup/pkg/pivot"
+	"github.com/tilookup/tilookup/pkg/triage"
+)
+
+// Options are the parsed command line of one pivot and what it needs from
+// its environment, as functions so that tests can replace them.
+type Options struct {
+	IO           *iostreams.IOStreams
+	Client       func(concurrency int) (*api.Client, error)
+	StartSandbox func() (io.Closer, error)
+	// Setting reads a config key (output, allowlist, warninglists) through
+	// every layer: flag, environment, profile, file.
+	Setting func(key string) (string, error)
+	Cache   cmdutil.CacheFunc
+	Now     func() time.Time
+
+	Values      []string
+	Depth       int
+	MaxLookups  int
+	Concurrency int
+	Rate        float64
+	Limit       int
+	NoDefang    bool
+	NoSkip      bool
+	NoRefang    bool
+	TLP         string
+	Sandbox     bool
+	Refresh     bool
+}
+
+// renderer is the printer of a format of pivot's: the formats the
+// registry (pkg/output/format) lists for pivot, and only those.
+func renderer(name string) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
+	f, err := format.Parse(name)
+	if err == nil {
+		err = format.Check("pivot", f)
+	}
+	if err != nil {
+		return nil, failure.New(failure.Usage, "%v", err)
+	}
+	switch f {
+	case format.Table:
+		return pivot.Tree, nil
+	case format.JSON:
+		return pivot.JSON, nil
+	case format.DOT:
+		return pivot.DOT, nil
+	case format.Mermaid:
+		return pivot.Mermaid, nil
+	case format.MD:
+		return pivot.Markdown, nil
+	case format.HTML:
+		return pivot.HTML, nil
+	case format.STIX:
+		return pivot.STIX, nil
+	}
+	// The registry lists a format for pivot that has no printer here.
+	return nil, failure.New(failure.Usage, "-o %s is not written by pivot", f)
+}
+
+// NewCmd is `tilookup pivot`. runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:           f.IO,
+		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
+		Cache:        f.Cached,
+		StartSandbox: f.Sandbox,
+		Setting:      f.Get,
+		Now:          time.Now,
+	}
+	cmd := &cobra.Command{
+		Use:   "pivot VALUE...",
+		Short: "Walk from indicators to their neighbourhood, and draw it",
+		Long: fmt.Sprintf(`Pivot looks the VALUEs up, extracts the indicators named in their answers'
+preview records and matched values (with the rules of extract), and looks
+those up in turn, breadth-first: --depth levels of neighbours (default %d, at
+most %d), never more than --max-lookups lookups in all (default %d, the
+VALUEs included). Each indicator is looked up once. What is found goes
+through the skip rules of triage (private and reserved addresses,
+--allowlist, --warninglists; --no-skip looks everything up), each skipped
+one with its reason; what the budget left out is shown as not_looked_up.
+
+Output (-o): at a terminal a tree that fits its width, each indicator with
+its type and what matched, an indicator already shown marked and not
+expanded again; json, {"nodes", "edges", "summary"}, with ids that stay the
+same between runs and edges saying in which resource's preview, under which
+field, a neighbour was found; dot for Graphviz (dot -Tsvg); mermaid for
+GitHub and GitLab Markdown; md, a document for a ticket; html, one
+self-contained page that draws the graph with no network access; stix, one
+STIX 2.1 bundle whose related-to relationships join the observables (marked
+with --tlp). Values are defanged in every drawing unless --no-defang; json
+and stix keep them live.
+
+The exit status is triage's: 0 when any indicator matched, 1 when none did,
+the largest error code when a lookup failed, 130 on Ctrl-C (what was found
+is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivot.DefaultMaxLookups),
+		Example: `  tilookup pivot --sandbox 44d88612fea8a8f36de82e1278abb02f --depth 2
+  tilookup pivot -o html --depth 2 --max-lookups 200 login-update.example.net > pivot.html
+  tilookup pivot -o dot 203.0.113.66 | dot -Tsvg > pivot.svg
+  tilookup pivot -o json 203.0.113.66 | jq -r '.nodes[] | select(.status=="matched") | .value'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.ArgErrorf("give at least one VALUE to pivot from")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Values = args
+			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
+				return err
+			}
+			if opts.Depth < 0 || opts.Depth > pivot.MaxDepth {
+				return cmdutil.UsageError("--depth must be between 0 and %d", pivot.MaxDepth)
+			}
+			if opts.MaxLookups < 1 {
+				return cmdutil.UsageError("--max-lookups must be at least 1")
+			}
+			if opts.Limit < 0 {
+				return cmdutil.UsageError("--limit must be a positive number")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&opts.Depth, "depth", pivot.DefaultDepth, fmt.Sprintf("levels of neighbours (`N`, 0-%d)", pivot.MaxDepth))
+	fl.IntVar(&opts.MaxLookups, "max-lookups", pivot.DefaultMaxLookups, "at most `M` lookups, VALUEs included")
+	fl.BoolVar(&opts.NoDefang, "no-defang", false, "keep values live in drawings")
+	fl.BoolVar(&opts.NoRefang, "no-refang", false, "look the VALUEs up exactly as given")
+	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
+	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
+	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up all that is found (no skip rule)")
+	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
+	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
+	_ = cmd.MarkFlagDirname("warninglists")
+	cmdutil.AddNetworkFlags(cmd)
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	name, err := opts.Setting("output")
+	if err != nil {
+		return err
+	}
+	render, err := renderer(name)
+	if err != nil {
+		return err
+	}
+	if opts.TLP != "" {
+		// Refused before any lookup, as triage does.
+		if f, _ := format.Parse(name); f != format.STIX {
+			return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
+		}
+		if _, err := export.ParseTLP(opts.TLP); err != nil {
+			return err
+		}
+	}
+	starts := make([]pivot.Start, 0, len(opts.Values))
+	for _, v := range opts.Values {
+		value, t, err := ioc.Prepare(v, !opts.NoRefang)
+		if err != nil {
+			return failure.Wrap(failure.KindOf(err), err, fmt.Sprintf("%q", v))
+		}
+		starts = append(starts, pivot.Start{Value: value, Type: t})
+	}
+	var skipper *triage.Skipper
+	if !opts.NoSkip {
+		if skipper, err = triage.ConfiguredSkipper(opts.Setting); err != nil {
+			return err
+		}
+	}
+	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
+	now := opts.Now()
+	g, walkErr := pivot.Walk(ctx, searcher, starts, pivot.Config{
+		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
+	})
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP}
+	if opts.IO.IsStdoutTTY() {
+		ro.Width = opts.IO.TerminalWidth()
+	}
+	err = render(out, g, ro)
+	if err == nil {
+		err = out.Flush()
+	}
+	// Output that could not be written is what the user must hear about,
+	// unless they interrupted the walk themselves.
+	if err != nil && failure.KindOf(walkErr) != failure.Interrupted {
+		return failure.WriteError(err)
+	}
+	return walkErr
+}

@@ -1,0 +1,70 @@
+package export
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/tilookup/tilookup/pkg/report"
+)
+
+// Link says that one indicator's answer named another: pivot's edges.
+// Description says where (the resource and the preview field).
+type Link struct {
+	FromValue, FromType string
+	ToValue, ToType     string
+	Description         string
+}
+
+// STIXLinked writes r as STIX does, plus a related-to relationship
+// between the observables of each link (STIX 2.1 lets a relationship join
+// two SCOs), so that a platform shows the neighbourhood a pivot walked. A
+// link with an end that has no observable (a CVE, an unknown type) is
+// left out: a vulnerability's id is random, and a relationship to an
+// object not in the bundle would dangle.
+func STIXLinked(w io.Writer, r *report.Report, links []Link, opts STIXOptions) error {
+	b, err := newBundler(r, opts)
+	if err != nil {
+		return err
+	}
+	for _, in := range r.Indicators {
+		if err := b.add(in); err != nil {
+			return err
+		}
+	}
+	for _, l := range links {
+		from, okFrom := b.scoOf(l.FromValue, l.FromType)
+		to, okTo := b.scoOf(l.ToValue, l.ToType)
+		if !okFrom || !okTo || from == to {
+			continue
+		}
+		id, err := uuid4(b.rand)
+		if err != nil {
+			return err
+		}
+		b.objects = append(b.objects, object{
+			Type: "relationship", SpecVersion: "2.1", ID: "relationship--" + id,
+			CreatedByRef: identity.ID, Created: b.time, Modified: b.time,
+			RelationshipType: "related-to", Description: l.Description, SourceRef: from, TargetRef: to,
+			ObjectMarkingRefs: b.marking,
+		})
+	}
+	id, err := uuid4(opts.Rand)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(bundle{Type: "bundle", ID: "bundle--" + id, Objects: b.objects})
+}
+
+// scoOf is the id of the observable of (value, type) when the bundle holds
+// it.
+func (b *bundler) scoOf(value, typ string) (string, bool) {
+	obs, ok := observableOf(typ)
+	if !ok {
+		return "", false
+	}
+	id := obs.object(obs.canonical(value)).ID
+	return id, b.seen[id]
+}

@@ -1,0 +1,378 @@
+// Package pivot is `tilookup pivot`: from a few indicators to their
+// neighbourhood. The walk looks the values up, takes the indicators named in
+// their answers' preview records (pkg/ioc, the rules of extract and triage)
+// and looks those up in turn, breadth-first, within a depth and a budget of
+// lookups; the renderers draw the graph it found (a terminal tree, JSON,
+// Graphviz DOT, Mermaid, Markdown, a self-contained HTML page).
+package pivot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sort"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/triage"
+)
+
+// Status is what became of a node.
+type Status string
+
+const (
+	Matched     Status = "matched"       // at least one resource matched
+	NoMatch     Status = "no_match"      // looked up; nothing matched
+	Unsupported Status = "unsupported"   // the service gave an unsupported_reason
+	Error       Status = "error"         // the lookup failed
+	Skipped     Status = "skipped"       // a triage skip rule (Reason says which)
+	NotLookedUp Status = "not_looked_up" // the budget ran out, or the run was interrupted
+)
+
+// Statuses lists every status, in the order legends and summaries show them.
+var Statuses = []Status{Matched, NoMatch, Unsupported, Error, Skipped, NotLookedUp}
+
+// Limits of the walk, as the contract states them.
+const (
+	DefaultDepth      = 1
+	MaxDepth          = 3
+	DefaultMaxLookups = 50
+)
+
+// Resource is one resource that matched a node's value.
+type Resource struct {
+	Resource      string      `json:"resource"`
+	Label         string      `json:"label"`
+	Count         json.Number `json:"count"`
+	MatchedColumn string      `json:"matched_column,omitempty"`
+	DetailURL     string      `json:"detail_url,omitempty"`
+}
+
+// ErrorInfo is why a node's lookup failed.
+type ErrorInfo struct {
+	Kind    failure.Kind `json:"kind"`
+	Message string       `json:"message"`
+}
+
+// Node is one indicator of the graph.
+type Node struct {
+	// ID is derived from the type and the value only, so that the same
+	// indicator has the same id in every run (diffs, links between runs).
+	ID     string   `json:"id"`
+	Value  string   `json:"value"`
+	Type   ioc.Type `json:"type"`
+	Depth  int      `json:"depth"`
+	Status Status   `json:"status"`
+	// Reason is why a node was skipped, or the service's unsupported
+	// reason.
+	Reason    string     `json:"reason,omitempty"`
+	Error     *ErrorInfo `json:"error,omitempty"`
+	Resources []Resource `json:"resources"`
+}
+
+// Edge says where To was found: in the preview of From's answer from
+// Resource, under Field (a dotted path for nested records), or in the
+// matched value when Field is "matched_value".
+type Edge struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Resource string `json:"resource"`
+	Field    string `json:"field"`
+}
+
+// Summary counts the graph.
+type Summary struct {
+	Nodes       int  `json:"nodes"`
+	Edges       int  `json:"edges"`
+	Lookups     int  `json:"lookups"`
+	MaxLookups  int  `json:"max_lookups"`
+	Depth       int  `json:"depth"`
+	Matched     int  `json:"matched"`
+	NoMatch     int  `json:"no_match"`
+	Unsupported int  `json:"unsupported"`
+	Error       int  `json:"error"`
+	Skipped     int  `json:"skipped"`
+	NotLookedUp int  `json:"not_looked_up"`
+	Incomplete  bool `json:"incomplete"`
+}
+
+// Graph is what a walk found: nodes in the order they were found
+// (breadth-first), edges in the order they were seen.
+type Graph struct {
+	Nodes   []*Node `json:"nodes"`
+	Edges   []Edge  `json:"edges"`
+	Summary Summary `json:"summary"`
+}
+
+// Start is one value the user gave, prepared (refanged, typed).
+type Start struct {
+	Value string
+	Type  ioc.Type
+}
+
+// Config bounds a walk.
+type Config struct {
+	Depth       int // levels of neighbours looked up; 0 = the starts only
+	MaxLookups  int // lookups in all, the starts included
+	Concurrency int // lookups in flight at once
+	// Skipper holds the triage skip rules applied to what is found (never
+	// to the starts, which the user asked for); nil skips nothing.
+	Skipper *triage.Skipper
+}
+
+// NodeID is the stable id of an indicator: a digest of its type and value,
+// short enough for a DOT or Mermaid identifier and safe in both.
+func NodeID(t ioc.Type, value string) string {
+	sum := sha256.Sum256([]byte(string(t) + "\x00" + value))
+	return "n" + hex.EncodeToString(sum[:8])
+}
+
+// Walk looks starts up and walks their neighbourhood breadth-first within
+// cfg. It always returns the graph found so far; the error is the run's
+// outcome as triage decides it (pkg/failure's Tally: 0 when a node matched,
+// 1 when none did, else the largest error code; interrupted on Ctrl-C,
+// with the graph marked incomplete).
+func Walk(ctx context.Context, s lookup.Searcher, starts []Start, cfg Config) (*Graph, error) {
+	w := &walker{
+		cfg:   cfg,
+		s:     s,
+		byID:  map[string]*Node{},
+		edges: map[Edge]bool{},
+		g:     &Graph{Nodes: []*Node{}, Edges: []Edge{}},
+	}
+	level := []*Node{}
+	for _, st := range starts {
+		if n, fresh := w.node(st.Value, st.Type, 0); fresh {
+			level = append(level, n)
+		}
+	}
+	var runErr error
+	for depth := 0; len(level) > 0 && runErr == nil; depth++ {
+		expand := depth < cfg.Depth
+		runErr = w.lookUp(ctx, level, depth, expand)
+		if !expand {
+			break
+		}
+		level = w.g.Nodes[w.levelStart(depth+1):]
+	}
+	// Whatever was left waiting (the budget ran out, or Ctrl-C) is shown
+	// as such rather than dropped.
+	for _, n := range w.g.Nodes {
+		if n.Status == "" {
+			n.Status = NotLookedUp
+		}
+	}
+	if failure.KindOf(runErr) == failure.Interrupted {
+		w.g.Summary.Incomplete = true
+	}
+	w.summarize()
+	return w.g, w.tally.Err(runErr, true)
+}
+
+type walker struct {
+	cfg     Config
+	s       lookup.Searcher
+	g       *Graph
+	byID    map[string]*Node
+	edges   map[Edge]bool
+	lookups int
+	tally   failure.Tally
+}
+
+// levelStart is the index of the first node of depth d: nodes are appended
+// breadth-first, so each level is a contiguous run.
+func (w *walker) levelStart(d int) int {
+	return sort.Search(len(w.g.Nodes), func(i int) bool { return w.g.Nodes[i].Depth >= d })
+}
+
+// node returns the node of (value, t), adding it at depth when new.
+func (w *walker) node(value string, t ioc.Type, depth int) (*Node, bool) {
+	id := NodeID(t, value)
+	if n, ok := w.byID[id]; ok {
+		return n, false
+	}
+	n := &Node{ID: id, Value: value, Type: t, Depth: depth, Resources: []Resource{}}
+	if depth > 0 {
+		if r := w.cfg.Skipper.Reason(value, t); r != "" {
+			n.Status, n.Reason = Skipped, r
+		}
+	}
+	w.byID[id] = n
+	w.g.Nodes = append(w.g.Nodes, n)
+	return n, true
+}
+
+// lookUp looks up the waiting nodes of one level, as many as the budget
+// allows, and (when expand) adds the neighbours their answers name.
+func (w *walker) lookUp(ctx context.Context, level []*Node, depth int, expand bool) error {
+	var todo []*Node
+	for _, n := range level {
+		if n.Status == "" && w.lookups < w.cfg.MaxLookups {
+			todo = append(todo, n)
+			w.lookups++
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	sink := &levelSink{w: w, nodes: todo, depth: depth, expand: expand}
+	err := lookup.Run(ctx, &nodeSource{nodes: todo}, w.s, lookup.Options{Concurrency: max(w.cfg.Concurrency, 1)}, sink)
+	// A lookup that never answered (Ctrl-C) was not spent.
+	w.lookups -= len(todo) - sink.done
+	return err
+}
+
+// nodeSource feeds a level's nodes to lookup.Run.
+type nodeSource struct {
+	nodes []*Node
+	i     int
+}
+
+func (s *nodeSource) Next() (lookup.Item, bool, error) {
+	if s.i == len(s.nodes) {
+		return lookup.Item{}, false, nil
+	}
+	n := s.nodes[s.i]
+	s.i++
+	return lookup.Item{Input: n.Value, Value: n.Value, Type: n.Type}, true, nil
+}
+
+// levelSink takes a level's answers in order, so that the neighbours are
+// added in the same order whatever the timing of the lookups.
+type levelSink struct {
+	w      *walker
+	nodes  []*Node
+	depth  int
+	expand bool
+	done   int
+}
+
+func (s *levelSink) Add(r lookup.Result) error {
+	n := s.nodes[s.done]
+	s.done++
+	s.w.answer(n, r.Resp, r.Err)
+	if s.expand && n.Status == Matched {
+		s.w.neighbours(n, r.Resp, s.depth+1)
+	}
+	return nil
+}
+
+func (s *levelSink) Flush() error { return nil }
+
+// answer records a lookup's outcome on its node.
+func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
+	switch {
+	case err != nil:
+		n.Status = Error
+		n.Error = &ErrorInfo{Kind: failure.KindOf(err), Message: err.Error()}
+	case resp.UnsupportedReason != "":
+		n.Status, n.Reason = Unsupported, resp.UnsupportedReason
+	case len(resp.Results) > 0:
+		n.Status = Matched
+		for _, r := range resp.Results {
+			n.Resources = append(n.Resources, Resource{Resource: r.Resource, Label: r.Label, Count: r.Count,
+				MatchedColumn: r.MatchedColumn, DetailURL: r.DetailURL})
+		}
+	default:
+		n.Status = NoMatch
+	}
+	w.tally.Add(err, n.Status == Matched)
+}
+
+// neighbours adds the indicators that n's answer names, with an edge for
+// each resource and field where one was found first.
+func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
+	for _, r := range resp.Results {
+		// One extractor per resource: an indicator named in several
+		// fields of a resource's records gets the edge of the first.
+		x := ioc.NewTextExtractor()
+		field := ""
+		found := func(ind ioc.Indicator) error {
+			w.link(n, ind, depth, r.Resource, field)
+			return nil
+		}
+		if r.MatchedValue != "" {
+			field = "matched_value"
+			_ = x.Extract(r.MatchedValue, found)
+		}
+		for _, rec := range r.Preview {
+			walkFields("", rec, func(f, text string) {
+				field = f
+				_ = x.Extract(text, found)
+			})
+		}
+	}
+}
+
+// link adds the edge from n to the indicator (and the indicator's node).
+func (w *walker) link(from *Node, ind ioc.Indicator, depth int, resource, field string) {
+	if ind.Type == ioc.Unknown || ind.Type == from.Type && ind.Value == from.Value {
+		return
+	}
+	to, _ := w.node(ind.Value, ind.Type, depth)
+	if to == from {
+		return
+	}
+	// One edge per pair and resource: the first field that named it says
+	// where to look; more would only clutter a drawing.
+	key := Edge{From: from.ID, To: to.ID, Resource: resource}
+	if w.edges[key] {
+		return
+	}
+	w.edges[key] = true
+	w.g.Edges = append(w.g.Edges, Edge{From: from.ID, To: to.ID, Resource: resource, Field: field})
+}
+
+// walkFields calls fn for every string in a preview record, with its
+// field's path: nested objects as dotted keys, lists under their own key.
+// Keys are taken in sorted order, since a decoded record has lost the
+// service's; the ids do not depend on it, the order of nodes does.
+func walkFields(prefix string, v any, fn func(field, text string)) {
+	switch v := v.(type) {
+	case string:
+		fn(prefix, v)
+	case []any:
+		for _, e := range v {
+			walkFields(prefix, e, fn)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			walkFields(p, v[k], fn)
+		}
+	}
+}
+
+func (w *walker) summarize() {
+	s := &w.g.Summary
+	s.Nodes, s.Edges = len(w.g.Nodes), len(w.g.Edges)
+	s.Lookups, s.MaxLookups, s.Depth = w.lookups, w.cfg.MaxLookups, w.cfg.Depth
+	for _, n := range w.g.Nodes {
+		switch n.Status {
+		case Matched:
+			s.Matched++
+		case NoMatch:
+			s.NoMatch++
+		case Unsupported:
+			s.Unsupported++
+		case Error:
+			s.Error++
+		case Skipped:
+			s.Skipped++
+		case NotLookedUp:
+			s.NotLookedUp++
+		}
+	}
+}
