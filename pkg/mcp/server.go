@@ -77,24 +77,81 @@ type tools struct {
 // addTool registers a typed tool whose schemas come from its input and
 // output structs, and whose handler never takes the server down: a panic
 // is one call's error.
+//
+// The SDK's typed handler is not used for the output: it decodes the
+// answer into maps to validate it and encodes it again, which sorts the
+// keys of preview records (the service's order is lost) and fails the
+// whole call on a number a float64 cannot hold. Handlers return the
+// answer already encoded by fit; the input is checked against its schema
+// here, as the SDK would.
 func addTool[In, Out any](s *sdk.Server, tool *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
 	if tool.InputSchema == nil {
 		tool.InputSchema = schemaFor[In]()
 	}
 	tool.OutputSchema = schemaFor[Out]()
-	sdk.AddTool(s, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+	if tool.Title == "" && tool.Annotations != nil {
+		tool.Title = tool.Annotations.Title
+	}
+	resolved, err := tool.InputSchema.(*jsonschema.Schema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tilookup mcp: input schema of %s: %v", tool.Name, err)) // a programming error, caught by the tests
+	}
+	s.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("internal error in %s (please report it): %v", tool.Name, p)
+				res, err = errorResult(fmt.Errorf("internal error in %s (please report it): %v", tool.Name, p)), nil
 			}
 		}()
-		res, out, err = h(ctx, req, in)
+		in, err := decodeInput[In](resolved, req.Params.Arguments)
 		if err != nil {
-			err = toolError(err)
+			return errorResult(err), nil
 		}
-		return res, out, err
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			return errorResult(toolError(err)), nil
+		}
+		if res == nil || res.StructuredContent == nil {
+			data, err := marshal(out)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			res = answer(data)
+		}
+		return res, nil
 	})
+}
+
+// decodeInput is the arguments of a call as In, with the schema's
+// defaults applied; an argument the schema refuses is the call's error.
+func decodeInput[In any](resolved *jsonschema.Resolved, args json.RawMessage) (In, error) {
+	var in In
+	v := map[string]any{}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &v); err != nil {
+			return in, fmt.Errorf("the arguments are not a JSON object: %v", err)
+		}
+	}
+	if err := resolved.ApplyDefaults(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	if err := resolved.Validate(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	return in, nil
+}
+
+// errorResult is a tool error: the model reads it and may try again.
+func errorResult(err error) *sdk.CallToolResult {
+	var r sdk.CallToolResult
+	r.SetError(err)
+	return &r
 }
 
 // toolError is the CLI's one-line message for err, without the program

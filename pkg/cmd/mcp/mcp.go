@@ -207,7 +207,11 @@ func (c *clients) searcher(limit int) (lookup.Searcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cmdutil.ServiceSearcher(cl, limit, false, false, c.opts.Cache), nil
+	// Raw: the answer's bytes and its count only. The server reads them
+	// as a stream within its own bounds (pkg/mcp, digest.go), so that no
+	// answer is decoded whole: 10M results, or a preview record of 1M
+	// keys, cost their bytes, not gigabytes of maps (issue 28).
+	return cmdutil.ServiceSearcher(cl, limit, true, false, c.opts.Cache), nil
 }
 
 func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {

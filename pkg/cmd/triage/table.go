@@ -59,7 +59,7 @@ const maxValueColumn = 40
 
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
 	fmt.Fprintf(&t.b, "%d indicators: %d matched, %d no match, %d unsupported, %d failed, %d skipped\n",
-		sum.Total+sum.Skipped, sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+		sum.Counted(), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
 	if sum.Interrupted {
 		// A report read later, or pasted on, must not pass for the whole.
 		t.b.WriteString("Incomplete: the run was interrupted; only the values looked up before it stopped are here.\n")
