@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -26,6 +27,8 @@ import (
 type session struct {
 	*sdk.ClientSession
 	lines *lineSizes
+	// answered is the size of the message that answered the last call.
+	answered int
 }
 
 // lineSizes records the size of each JSON-RPC message (one per line).
@@ -99,14 +102,46 @@ func (s *session) call(t *testing.T, name string, args any) (*sdk.CallToolResult
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	s.answered = s.lines.last()
 	var out map[string]any
 	if res.StructuredContent != nil {
 		b, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatal(err)
 		}
+		// The server encodes answers itself (server.go, addTool): a
+		// strict client checks them against the advertised schema.
+		if err := s.outputSchema(t, name).Validate(out); err != nil {
+			t.Fatalf("%s: the answer does not match its output schema: %v", name, err)
+		}
 	}
 	return res, out
+}
+
+// outputSchema is the output schema the server advertises for tool.
+func (s *session) outputSchema(t *testing.T, tool string) *jsonschema.Resolved {
+	t.Helper()
+	tools, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		var sc jsonschema.Schema
+		if err := json.Unmarshal(b, &sc); err != nil {
+			t.Fatal(err)
+		}
+		r, err := sc.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	t.Fatalf("no tool %s", tool)
+	return nil
 }
 
 // sent is the size of the answer as the budget counts it: the JSON the
@@ -121,7 +156,7 @@ func (s *session) sent(t *testing.T, res *sdk.CallToolResult) int {
 	var compact strings.Builder
 	structured, _ := json.Marshal(json.RawMessage(txt))
 	compact.Write(structured)
-	if wire, most := s.lines.last(), len(quoted)+compact.Len()+512; wire > most {
+	if wire, most := s.answered, len(quoted)+compact.Len()+512; wire > most {
 		t.Errorf("a message of %d bytes for an answer of %d: more than its two copies and the envelope (%d)", wire, len(txt), most)
 	}
 	return len(txt)

@@ -161,9 +161,13 @@ func toolError(err error) error {
 }
 
 // schemaFor is the JSON schema of T as the SDK would infer it, except that
-// json.Number (the service's counts, kept exact) is a number.
+// json.Number (the service's counts, kept exact) is a number and a record
+// (a preview record, which keeps its order) an object.
 func schemaFor[T any]() *jsonschema.Schema {
-	numbers := map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.Number](): {Type: "number"}}
+	numbers := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.Number](): {Type: "number"},
+		reflect.TypeFor[record]():      {Type: "object", Description: "a record, fields in the service's order"},
+	}
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: numbers})
 	if err != nil {
 		panic(fmt.Sprintf("tilookup mcp: schema of %T: %v", *new(T), err)) // a programming error, caught by the tests
