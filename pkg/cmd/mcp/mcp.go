@@ -4,7 +4,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -245,9 +244,7 @@ func serveStdio(ctx context.Context, opts *Options, s *sdk.Server) error {
 	if opts.IO.IsStdinTTY() {
 		fmt.Fprintln(opts.IO.ErrOut, "tilookup mcp speaks the Model Context Protocol on stdin and stdout: an assistant launches it (see tilookup mcp --help). Press Ctrl-C to stop.")
 	}
-	p := newPending()
-	in := &countingReader{ctx: ctx, p: p, r: bufio.NewReader(opts.IO.In)}
-	err := s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: &countingWriter{p: p, w: opts.IO.Out}})
+	err := serveIO(ctx, s, opts.IO.In, opts.IO.Out)
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}
