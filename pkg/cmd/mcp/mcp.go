@@ -11,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -162,9 +164,9 @@ func readToken(file string) (string, error) {
 	if file == "" {
 		return server.NewToken(), nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := readSecret(file)
 	if err != nil {
-		return "", failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+		return "", err
 	}
 	tok, _, _ := strings.Cut(string(b), "\n")
 	tok = strings.TrimSpace(tok)
@@ -174,9 +176,40 @@ func readToken(file string) (string, error) {
 	return tok, nil
 }
 
-// clients builds each API client, and triage's skip rules, once, on first
-// use, so that the offline tools work without a base URL or token; a
-// failure is retried on the next call, where the tool reports it.
+// maxTokenFile bounds what is read of --http-token-file: a token is a
+// line, and a link to /dev/zero must not fill the memory.
+const maxTokenFile = 4 << 10
+
+// readSecret reads a file that holds a secret, as ssh reads a key: a
+// regular file (opened without blocking, so that a FIFO is refused rather
+// than waited on), that no one else may read or change, of at most
+// maxTokenFile bytes.
+func readSecret(file string) ([]byte, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, failure.New(failure.Config, "%s is not a regular file (%s): the token file must be one", file, fi.Mode().Type())
+	}
+	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return nil, failure.New(failure.Config, "%s: permissions %04o are too open: the token must be readable by you only (chmod 600 %s)", file, perm, file)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	if len(b) > maxTokenFile {
+		return nil, failure.New(failure.Config, "%s is larger than %d bytes: the token file holds the token on its first line", file, maxTokenFile)
+	}
+	return b, nil
+}
+
 type clients struct {
 	opts   *Options
 	mu     sync.Mutex
