@@ -1,10 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/api"
 )
@@ -189,5 +194,45 @@ func TestBudgetCountsOneCopy(t *testing.T) {
 	b, _ := json.Marshal(res.StructuredContent)
 	if json.Unmarshal(b, &structured) != nil || json.Unmarshal([]byte(text(res)), &txt) != nil || fmt.Sprint(structured) != fmt.Sprint(txt) {
 		t.Fatal("the text copy is not the structured content")
+	}
+}
+
+// -c bounds the whole server: many calls at once share its slots (issue
+// 28: 100 parallel calls put 100 requests in flight).
+func TestConcurrencyIsServerWide(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	cfg := fakeConfig(DefaultMaxBytes, func(v string) (*api.SearchResponse, error) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return rawAnswer(t, `{"results":[]}`), nil
+	})
+	cfg.Concurrency = 3
+	s := connect(t, cfg)
+	var wg sync.WaitGroup
+	for c := range 12 {
+		wg.Go(func() {
+			var values []string
+			for i := range 6 {
+				values = append(values, fmt.Sprintf("v%d-%d.example", c, i))
+			}
+			res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: "search", Arguments: map[string]any{"values": values}})
+			if err != nil || res.IsError {
+				t.Errorf("call %d: %v %v", c, err, res)
+			}
+		})
+	}
+	wg.Wait()
+	if most > 3 {
+		t.Fatalf("%d lookups in flight at once over 12 calls, -c 3", most)
+	}
+	if most < 2 {
+		t.Fatalf("at most %d lookup in flight: the calls did not overlap", most)
 	}
 }

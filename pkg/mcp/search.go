@@ -196,7 +196,7 @@ func (t *tools) lookupAll(ctx context.Context, values []string, limit int, refan
 		}
 	}
 	sink := &collect{}
-	err := lookup.Run(ctx, src, lookup.Dedup(searcher), lookup.Options{Concurrency: t.cfg.Concurrency}, sink)
+	err := lookup.Run(ctx, src, lookup.Dedup(t.limited(searcher)), lookup.Options{Concurrency: t.cfg.Concurrency}, sink)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
@@ -38,7 +39,9 @@ type Config struct {
 	Skipper func() (*triage.Skipper, error)
 	// MaxBytes is the budget of one tool response (mcp_max_bytes).
 	MaxBytes int
-	// Concurrency is how many lookups of one call are in flight at once.
+	// Concurrency is how many lookups are in flight at once, over every
+	// call of the server together (-c): an assistant that makes 100
+	// calls at once does not put 100 requests in flight.
 	Concurrency int
 }
 
@@ -60,7 +63,7 @@ func New(cfg Config) *sdk.Server {
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "tilookup", Title: "tilookup threat-intelligence lookups", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
-	t := &tools{cfg: cfg}
+	t := &tools{cfg: cfg, slots: make(chan struct{}, cfg.Concurrency)}
 	addTool(s, searchTool(), t.search)
 	addTool(s, triageTool(), t.triage)
 	addTool(s, detectTool(), t.detect)
@@ -72,6 +75,21 @@ func New(cfg Config) *sdk.Server {
 // tools holds the handlers; each is one file.
 type tools struct {
 	cfg Config
+	// slots holds one token per lookup in flight, server-wide.
+	slots chan struct{}
+}
+
+// limited is s, waiting for one of the server's slots for each lookup.
+func (t *tools) limited(s lookup.Searcher) lookup.Searcher {
+	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		select {
+		case t.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		defer func() { <-t.slots }()
+		return s.Search(ctx, v)
+	})
 }
 
 // addTool registers a typed tool whose schemas come from its input and

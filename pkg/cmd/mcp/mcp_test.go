@@ -347,3 +347,24 @@ func TestSkipperFromSettings(t *testing.T) {
 		t.Fatalf("a missing allow-list: %v", err)
 	}
 }
+
+// --rate holds for the whole server: every call searches through one
+// client, whose limiter is the rate (a client per call would give each
+// call the whole rate).
+func TestOneClientForEveryCall(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	opts := testOptions(t, ios, "30KiB")
+	opts.Rate = 2
+	made := 0
+	client := opts.Client
+	opts.Client = func(f cmdutil.ClientFor, c int) (*api.Client, error) { made++; return client(f, c) }
+	c := &clients{opts: opts}
+	for range 3 {
+		if _, err := c.searcher(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if made != 1 {
+		t.Fatalf("%d clients made for 3 calls, want one shared (its limiter is the server's rate)", made)
+	}
+}
