@@ -101,7 +101,11 @@ func digestOf(resp *api.SearchResponse) (*digest, error) {
 	var d *digest
 	var err error
 	if len(resp.Raw) > 0 {
-		d, err = digestRaw(resp.Raw)
+		if d, err = digestRaw(resp.Raw); err == nil {
+			// Counted as the CLI counts (api.ScanSearch), in one place.
+			d.Count = resp.ResultCount()
+			d.Results = d.Results[:min(len(d.Results), d.Count)]
+		}
 	} else {
 		d, err = digestDecoded(resp)
 	}
@@ -210,15 +214,23 @@ func digestRaw(raw []byte) (*digest, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch strings.ToLower(key) {
-		case "detected_type":
+		// Keys match as encoding/json (and api.ScanSearch) match them.
+		switch {
+		case strings.EqualFold(key, "detected_type"):
 			d.DetectedType, err = p.str(maxString)
-		case "strategy":
+		case strings.EqualFold(key, "strategy"):
 			d.Strategy, err = p.str(maxString)
-		case "unsupported_reason":
+		case strings.EqualFold(key, "unsupported_reason"):
 			d.UnsupportedReason, err = p.str(maxString)
-		case "results":
-			d.Results, d.Count, err = p.results()
+		case strings.EqualFold(key, "results"):
+			// Of several, the last array or null wins; another type
+			// leaves the results as they were.
+			var got []digestResult
+			var n int
+			var ok bool
+			if got, n, ok, err = p.results(); ok {
+				d.Results, d.Count = got, n
+			}
 		default:
 			err = p.skip()
 		}
@@ -308,16 +320,16 @@ func (p *tokens) skipOpened() error {
 
 // results reads the results array: the first keptResources kept, every
 // one counted (as api.ScanSearch counts them).
-func (p *tokens) results() ([]digestResult, int, error) {
+func (p *tokens) results() ([]digestResult, int, bool, error) {
 	t, err := p.next()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	if t != json.Delim('[') {
 		if d, ok := t.(json.Delim); ok && d == '{' {
-			return nil, 0, p.skipOpened()
+			return nil, 0, false, p.skipOpened()
 		}
-		return nil, 0, nil
+		return nil, 0, t == nil, nil
 	}
 	var kept []digestResult
 	n := 0
@@ -325,18 +337,18 @@ func (p *tokens) results() ([]digestResult, int, error) {
 		n++
 		if len(kept) == keptResources {
 			if err := p.skip(); err != nil {
-				return nil, 0, err
+				return nil, 0, false, err
 			}
 			continue
 		}
 		r, err := p.result()
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
 		}
 		kept = append(kept, r)
 	}
 	_, err = p.next() // ]
-	return kept, n, err
+	return kept, n, true, err
 }
 
 func (p *tokens) result() (digestResult, error) {
@@ -357,25 +369,25 @@ func (p *tokens) result() (digestResult, error) {
 		if err != nil {
 			return r, err
 		}
-		switch strings.ToLower(key) {
-		case "resource":
+		switch {
+		case strings.EqualFold(key, "resource"):
 			r.Resource, err = p.str(maxString)
-		case "label":
+		case strings.EqualFold(key, "label"):
 			r.Label, err = p.str(maxString)
-		case "group":
+		case strings.EqualFold(key, "group"):
 			r.Group, err = p.str(maxString)
-		case "matched_column":
+		case strings.EqualFold(key, "matched_column"):
 			r.MatchedColumn, err = p.str(maxString)
-		case "matched_value":
+		case strings.EqualFold(key, "matched_value"):
 			r.MatchedValue, err = p.str(maxString)
-		case "detail_url":
+		case strings.EqualFold(key, "detail_url"):
 			r.DetailURL, err = p.str(maxString)
-		case "count":
+		case strings.EqualFold(key, "count"):
 			var v any
 			if v, err = p.value(0); err == nil {
 				r.Count, _ = v.(json.Number)
 			}
-		case "preview":
+		case strings.EqualFold(key, "preview"):
 			p.cut = false
 			r.Preview, r.PreviewCount, err = p.previews()
 			r.PreviewCut = p.cut
