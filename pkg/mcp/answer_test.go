@@ -236,3 +236,41 @@ func TestConcurrencyIsServerWide(t *testing.T) {
 		t.Fatalf("at most %d lookup in flight: the calls did not overlap", most)
 	}
 }
+
+// At the smallest budget, the longest resource names and labels the
+// service may send (in the summary's top resources, in every match) still
+// fit: the last levels drop them.
+func TestSmallestBudgetLongLabels(t *testing.T) {
+	long := func(i int) string { return fmt.Sprint(i) + strings.Repeat("😀", 3000) }
+	s := connect(t, fakeConfig(MinMaxBytes, func(v string) (*api.SearchResponse, error) {
+		r := &api.SearchResponse{Query: v}
+		for i := range 8 {
+			r.Results = append(r.Results, api.Result{Resource: long(i), Label: long(i + 100), Count: "1", DetailURL: long(i + 200)})
+		}
+		return r, nil
+	}))
+	var values []string
+	for i := range MaxValues {
+		values = append(values, fmt.Sprintf("host%d.example", i))
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"values": values}},
+		{"search", map[string]any{"values": values, "detail": "summary"}},
+		{"triage", map[string]any{"text": strings.Join(values, " ")}},
+		{"triage", map[string]any{"text": strings.Join(values, " "), "detail": "full"}},
+	} {
+		res, out := s.call(t, c.tool, c.args)
+		if res.IsError {
+			t.Fatalf("%s: %s", c.tool, text(res))
+		}
+		if got := s.sent(t, res); got > MinMaxBytes {
+			t.Errorf("%s %v: %d bytes, budget %d: %s", c.tool, c.args["detail"], got, MinMaxBytes, text(res))
+		}
+		if sum, _ := out["summary"].(map[string]any); sum["matched"] != 100.0 {
+			t.Errorf("%s: summary %v", c.tool, sum)
+		}
+	}
+}

@@ -248,6 +248,7 @@ type searchPlan struct {
 	skipped         bool // the skipped list kept (triage)
 	others, rows    int
 	compact, bare   bool // bare: resource and count only
+	noTop           bool // the summary without top_resources
 	matches, values int
 }
 
@@ -310,7 +311,7 @@ func (r *searchRender) plan() {
 		r.plans = append(r.plans, searchPlan{compact: true, bare: true, values: v})
 	}
 	// The last resort: the summary without its resources.
-	r.plans = append(r.plans, searchPlan{compact: true, bare: true, values: 0, others: -1})
+	r.plans = append(r.plans, searchPlan{compact: true, bare: true, values: 0, noTop: true})
 }
 
 // filling is the most fit may add to a level: every value named, and in
@@ -336,9 +337,8 @@ func (r *searchRender) render(level int, f filling) rendered {
 	var cut cutCount
 	out := searchOutput{Summary: r.sum, Values: []searchValue{}}
 	skipped := []skippedValue{}
-	if p.others < 0 {
+	if p.noTop {
 		out.Summary.TopResources = nil
-		p.others = 0
 	}
 	var left []leftOut
 	for i, e := range r.entries {
@@ -386,7 +386,7 @@ func (c cutCount) note(tool string, budget, rows int, full bool, p searchPlan) s
 		parts = append(parts, fmt.Sprintf("%s left out (counted under omitted, and named there as far as the budget allows)", plural(c.values, "value")))
 	}
 	switch {
-	case p.rows == rows:
+	case p.rows == rows || c.previews == 0:
 	case p.rows == 0:
 		parts = append(parts, fmt.Sprintf("preview records left out (%d; see preview_omitted)", c.previews))
 	default:
