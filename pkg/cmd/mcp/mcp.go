@@ -104,7 +104,7 @@ other commands; --sandbox serves against the built-in demo server.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `127.0.0.1:PORT`")
 	fl.StringVar(&opts.TokenFile, "http-token-file", "", "read the --http bearer token from `FILE`")
-	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "lookups in flight (server-wide)")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "server's lookups in flight")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
