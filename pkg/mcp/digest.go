@@ -31,6 +31,11 @@ const (
 	// previewDepth is the deepest a preview value is kept; deeper
 	// objects and arrays become a note.
 	previewDepth = 6
+	// previewBytes bounds the preview records kept of one answer, over
+	// all its resources (their strings, keys and numbers): the records
+	// beyond are counted as left out. The bounds above alone would allow
+	// 200 resources of 20 records of 50 long fields, some 200 MB.
+	previewBytes = 1 << 20
 )
 
 // digest is what the server keeps of one answer: the fields it shows,
@@ -242,8 +247,9 @@ func digestRaw(raw []byte) (*digest, error) {
 }
 
 type tokens struct {
-	dec *json.Decoder
-	cut bool // a preview value was cut
+	dec  *json.Decoder
+	cut  bool // a preview value was cut
+	kept int  // bytes of preview records kept, against previewBytes
 }
 
 func (p *tokens) next() (json.Token, error) {
@@ -417,7 +423,7 @@ func (p *tokens) previews() ([]record, int, error) {
 	n := 0
 	for p.dec.More() {
 		n++
-		if len(recs) == maxPreviewRows {
+		if len(recs) == maxPreviewRows || p.kept > previewBytes {
 			if err := p.skip(); err != nil {
 				return nil, 0, err
 			}
@@ -449,11 +455,13 @@ func (p *tokens) value(depth int) (any, error) {
 	case string:
 		c := clean(x, previewRunes)
 		p.cut = p.cut || len(c) < len(x)
+		p.kept += len(c) + 3
 		return c, nil
 	case json.Number:
 		if !representable(x) {
 			return nil, fmt.Errorf("%w: %s", errUnrepresentable, sanitize.Truncate(string(x), 40))
 		}
+		p.kept += len(x) + 1
 		return x, nil
 	case json.Delim:
 		if depth >= previewDepth {
@@ -478,7 +486,9 @@ func (p *tokens) value(depth int) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				r = append(r, field{clean(k, maxString), v})
+				k = clean(k, maxString)
+				p.kept += len(k) + 4
+				r = append(r, field{k, v})
 			}
 			_, err := p.next()
 			return r, err

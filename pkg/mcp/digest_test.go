@@ -91,3 +91,50 @@ func TestDigestShapes(t *testing.T) {
 		}
 	}
 }
+
+// The preview records kept of one answer stop at previewBytes; the rest
+// are counted as left out.
+func TestDigestPreviewBytes(t *testing.T) {
+	field := strings.Repeat("v", previewRunes)
+	var rec strings.Builder
+	rec.WriteByte('{')
+	for i := range previewFields {
+		if i > 0 {
+			rec.WriteByte(',')
+		}
+		fmt.Fprintf(&rec, `"f%d":%q`, i, field)
+	}
+	rec.WriteByte('}')
+	recs := strings.TrimSuffix(strings.Repeat(rec.String()+",", maxPreviewRows), ",")
+	var b strings.Builder
+	b.WriteString(`{"results":[`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"resource":"r%d","count":1,"preview":[%s]}`, i, recs)
+	}
+	b.WriteString(`]}`)
+	resp, err := api.DecodeSearchRaw([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := digestOf(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, size := 0, 0
+	for _, r := range d.Results {
+		if r.PreviewCount != maxPreviewRows {
+			t.Fatalf("%s: %d records counted", r.Resource, r.PreviewCount)
+		}
+		kept += len(r.Preview)
+		for _, rec := range r.Preview {
+			data, _ := marshal(rec)
+			size += len(data)
+		}
+	}
+	if kept == 0 || kept == 10*maxPreviewRows || size > previewBytes+len(rec.String())+1024 {
+		t.Fatalf("%d records kept (%d bytes) of %d (%d bytes)", kept, size, 10*maxPreviewRows, b.Len())
+	}
+}

@@ -136,10 +136,7 @@ type entry struct {
 func entriesOf(results []looked) []entry {
 	out := make([]entry, len(results))
 	for i, l := range results {
-		e := entry{looked: l}
-		if l.Err == nil {
-			e.d, e.Err = digestOf(l.Resp)
-		}
+		e := entry{looked: l, d: l.d}
 		e.status = indicator(e.Item.Value, string(e.Type), e.d, e.Err).Status()
 		out[i] = e
 	}
@@ -163,10 +160,12 @@ func indicator(value, typ string, d *digest, err error) report.Indicator {
 	return ind
 }
 
-// looked is one value and its answer.
+// looked is one value and its answer: Resp is dropped once read into d
+// (nil when Err is set).
 type looked struct {
 	lookup.Result
 	Type ioc.Type
+	d    *digest
 }
 
 // lookupAll looks every value up through the pipeline the CLI uses:
@@ -202,7 +201,7 @@ func (t *tools) lookupAll(ctx context.Context, values []string, limit int, refan
 	}
 	out := make([]looked, len(sink.got))
 	for i, r := range sink.got {
-		out[i] = looked{Result: r, Type: r.Item.Type}
+		out[i] = looked{Result: r, Type: r.Item.Type, d: sink.digests[i]}
 	}
 	return out, nil
 }
@@ -235,11 +234,28 @@ func (s *valueSource) Next() (lookup.Item, bool, error) {
 	return s.items[s.next-1], true, nil
 }
 
-// collect is a lookup.Sink that keeps the results (at most MaxValues).
-type collect struct{ got []lookup.Result }
+// collect is a lookup.Sink that keeps the results (at most MaxValues),
+// each answer read into its digest as it comes and its bytes dropped: a
+// call of 100 values holds 100 bounded digests, not 100 answers of up to
+// max_response_size each.
+type collect struct {
+	got     []lookup.Result
+	digests []*digest
+}
 
-func (c *collect) Add(r lookup.Result) error { c.got = append(c.got, r); return nil }
-func (c *collect) Flush() error              { return nil }
+func (c *collect) Add(r lookup.Result) error {
+	var d *digest
+	if r.Err == nil && r.Resp != nil {
+		d, r.Err = digestOf(r.Resp)
+	} else if r.Err == nil {
+		d = &digest{}
+	}
+	r.Resp = nil
+	c.got = append(c.got, r)
+	c.digests = append(c.digests, d)
+	return nil
+}
+func (c *collect) Flush() error { return nil }
 
 // searchPlan is one way to cut an answer: non-matched entries kept,
 // preview records per resource, matches compact (resource, label and
