@@ -51,9 +51,17 @@ func textSize(data []byte) int { return len(data) }
 // level keeps, 0..fill.kept). The last level (counts and a note) is sent
 // whatever its size; each tool keeps it within the smallest budget, and a
 // test checks that.
-func fit[T any](budget, levels int, most filling, render func(level int, f filling) T) (*sdk.CallToolResult, T, error) {
+//
+// bound, when not nil, is a lower bound of a level's size known without
+// rendering it (the preview records it keeps): a level over the budget by
+// that alone is not rendered, so that a large answer is not encoded
+// whole, again and again, only to be cut.
+func fit[T any](budget, levels int, most filling, bound func(level int) int, render func(level int, f filling) T) (*sdk.CallToolResult, T, error) {
 	var zero T
 	try := func(level int, f filling) ([]byte, bool, error) {
+		if bound != nil && level < levels-1 && bound(level) > budget {
+			return nil, false, nil
+		}
 		data, err := marshal(render(level, f))
 		return data, err == nil && textSize(data) <= budget, err
 	}

@@ -51,8 +51,9 @@ type digestResult struct {
 	Resource, Label, Group, MatchedColumn, MatchedValue, DetailURL string
 	Count                                                          json.Number
 	Preview                                                        []record
-	PreviewCount                                                   int  // records, also those not kept
-	PreviewCut                                                     bool // a string, field or element of a kept record was cut
+	PreviewCount                                                   int   // records, also those not kept
+	PreviewCut                                                     bool  // a string, field or element of a kept record was cut
+	PreviewSizes                                                   []int // the encoded size of each kept record
 }
 
 // record is a preview record with its keys in the service's order.
@@ -113,6 +114,15 @@ func digestOf(resp *api.SearchResponse) (*digest, error) {
 		}
 	} else {
 		d, err = digestDecoded(resp)
+	}
+	if err == nil {
+		for i := range d.Results {
+			r := &d.Results[i]
+			for _, rec := range r.Preview {
+				data, _ := marshal(rec)
+				r.PreviewSizes = append(r.PreviewSizes, len(data))
+			}
+		}
 	}
 	if errors.Is(err, errUnrepresentable) {
 		return nil, failure.New(failure.Decode, "the service's answer holds a number too large to represent (%v); run tilookup search -o json VALUE in a terminal to see it as sent", strings.TrimPrefix(err.Error(), errUnrepresentable.Error()+": "))

@@ -48,7 +48,7 @@ func (t *tools) eventsMe(ctx context.Context, _ *sdk.CallToolRequest, in eventsI
 	if in.Detail == detailSummary {
 		first = summaryEventLevel
 	}
-	return fit(t.cfg.MaxBytes, len(eventLevels)+1-first, filling{}, func(level int, _ filling) eventsOutput {
+	return fit(t.cfg.MaxBytes, len(eventLevels)+1-first, filling{}, nil, func(level int, _ filling) eventsOutput {
 		out := renderEvents(v, len(body), t.cfg.MaxBytes, first+level)
 		if first > 0 && out.Truncated != "" {
 			out.Truncated = `Detail "summary": ` + out.Truncated

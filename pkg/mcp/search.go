@@ -117,7 +117,7 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchInp
 	}
 	r := &searchRender{entries: entriesOf(results), rows: rows, budget: t.cfg.MaxBytes, full: in.Detail != detailSummary, tool: "search"}
 	r.plan()
-	return fit(t.cfg.MaxBytes, len(r.plans), r.filling(), func(level int, f filling) searchOutput {
+	return fit(t.cfg.MaxBytes, len(r.plans), r.filling(), r.bound, func(level int, f filling) searchOutput {
 		return r.render(level, f).searchOutput
 	})
 }
@@ -328,6 +328,28 @@ func (r *searchRender) plan() {
 	}
 	// The last resort: the summary without its resources.
 	r.plans = append(r.plans, searchPlan{compact: true, bare: true, values: 0, noTop: true})
+}
+
+// bound is what the preview records of a level weigh at least: fit does
+// not render a level they alone put over the budget.
+func (r *searchRender) bound(level int) int {
+	p := r.plans[level]
+	if p.compact || p.rows == 0 {
+		return 0
+	}
+	n := 0
+	for _, e := range r.entries[:min(p.values, r.matched)] {
+		keep := len(e.d.Results)
+		if p.matches >= 0 {
+			keep = min(keep, p.matches)
+		}
+		for _, res := range e.d.Results[:keep] {
+			for _, size := range res.PreviewSizes[:min(p.rows, len(res.PreviewSizes))] {
+				n += size
+			}
+		}
+	}
+	return n
 }
 
 // filling is the most fit may add to a level: every value named, and in

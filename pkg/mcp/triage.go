@@ -107,7 +107,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	}
 	r := &searchRender{tool: "triage", entries: entriesOf(results), skipped: skipped, notLooked: notLooked, rows: rows, full: in.Detail == detailFull, budget: t.cfg.MaxBytes}
 	r.plan()
-	return fit(t.cfg.MaxBytes, len(r.plans), r.filling(), func(level int, f filling) triageOutput {
+	return fit(t.cfg.MaxBytes, len(r.plans), r.filling(), r.bound, func(level int, f filling) triageOutput {
 		got := r.render(level, f)
 		out := triageOutput{Summary: got.Summary, Indicators: make([]triageIndicator, 0, len(got.Values)), Skipped: got.skipped, Omitted: got.Omitted, Truncated: got.Truncated}
 		for _, v := range got.Values {
