@@ -39,18 +39,38 @@ async function exercise(client, how) {
   const offline = tools.filter((t) => t.annotations?.openWorldHint === false).map((t) => t.name).sort();
   check(JSON.stringify(offline) === '["detect","extract"]', `${how}: detect and extract are offline`, offline);
 
-  const search = await client.callTool({ name: "search", arguments: { values: [EICAR_MD5, "hxxps://verify-check[.]example/login"] } });
+  const untitled = tools.filter((t) => !t.title).map((t) => t.name);
+  check(untitled.length === 0, `${how}: every tool has a top-level title`, untitled);
+
+  // A value with no match first: the answer puts matched values first.
+  const values = ["no-match-at-all.example", EICAR_MD5, "hxxps://verify-check[.]example/login"];
+  const search = await client.callTool({ name: "search", arguments: { values } });
   check(!search.isError, `${how}: search succeeds`, search.content);
-  const [hash, url] = search.structuredContent.values;
+  const text = JSON.parse(search.content[0].text);
+  check(Object.keys(text)[0] === "summary", `${how}: the answer opens with the summary`, Object.keys(text));
+  const sum = search.structuredContent.summary;
+  check(sum.total === 3 && sum.matched + sum.no_match + sum.unsupported + sum.failed === 3 && sum.matched >= 1 && sum.no_match >= 1,
+    `${how}: the summary counts every value`, sum);
+  check(sum.top_resources?.length >= 1 && sum.top_resources[0].values >= 1, `${how}: the summary names the resources that matched most`, sum);
+  const got = search.structuredContent.values;
+  const lastMatched = got.map((v) => v.status).lastIndexOf("matched");
+  const firstNoMatch = got.map((v) => v.status).indexOf("no_match");
+  check(lastMatched >= 0 && firstNoMatch > lastMatched, `${how}: matched values come before no-match ones`, got.map((v) => [v.input, v.status]));
+  const hash = got.find((v) => v.input === EICAR_MD5);
   check(hash.status === "matched" && hash.matches.some((m) => m.label === "Malware samples"), `${how}: search finds the EICAR hash`, hash);
   check(hash.matches.every((m) => (m.preview ?? []).length <= 3), `${how}: previews are cut to 3 records`);
+  const url = got.find((v) => v.input === values[2]);
   check(url.query === "https://verify-check.example/login", `${how}: search refangs`, url);
-  check(JSON.parse(search.content[0].text).values.length === 2, `${how}: the text content carries the same JSON`);
+  check(text.values.length === 3, `${how}: the text content carries the same JSON`);
+  const brief = await client.callTool({ name: "search", arguments: { values, detail: "summary" } });
+  check(!brief.isError && brief.content[0].text.length < search.content[0].text.length &&
+    brief.structuredContent.values.every((v) => (v.matches ?? []).every((m) => m.preview === undefined && m.detail_url === undefined)),
+    `${how}: detail "summary" keeps resources and counts only, and is smaller`, brief.structuredContent);
 
   const triage = await client.callTool({ name: "triage", arguments: { text: REPORT } });
   check(!triage.isError, `${how}: triage succeeds`, triage.content);
   const { summary, skipped } = triage.structuredContent;
-  check(summary.matched >= 1 && summary.total === 3, `${how}: triage looks up three indicators and finds matches`, summary);
+  check(summary.matched >= 1 && summary.total === 4 && summary.skipped === 1, `${how}: triage counts four indicators as the CLI does (three looked up, one skipped) and finds matches`, summary);
   check(skipped.length === 1 && skipped[0].value === "10.1.2.3", `${how}: triage skips the private address`, skipped);
 
   const bad = await client.callTool({ name: "search", arguments: { values: ["bad\u0001value"] } });

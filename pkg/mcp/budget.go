@@ -28,40 +28,52 @@ const (
 	maxListed = 10
 )
 
-// envelope is what the JSON-RPC response around a tool result costs at
-// most: {"jsonrpc":"2.0","id":…,"result":{"content":[{"type":"text",
-// "text":…}],"structuredContent":…,"isError":false}}.
-const envelope = 256
-
 // maxString bounds one string from the service in a response. A label or
 // a preview cell longer than this is a dump, not an answer.
 const maxString = 2048
 
-// wireSize is what out costs on the wire: the SDK sends it twice, as
-// structuredContent and, for clients that only read text, as the text of
-// the content (a JSON string, so with its quotes and backslashes escaped).
-// Both are counted as encoding/json would write them at worst, with <, >
-// and & as six-byte \u escapes.
-func wireSize(data []byte) int {
-	quoted, _ := json.Marshal(string(data))
-	html := bytes.Count(data, []byte("<")) + bytes.Count(data, []byte(">")) + bytes.Count(data, []byte("&"))
-	return len(data) + 5*html + len(quoted) + envelope
-}
+// The budget counts the answer as the assistant reads it: the JSON of the
+// answer, once. The SDK's convention (MCP 2025-06-18, "structured
+// content") sends that JSON twice: as structuredContent, and as the text
+// of the content for clients that read only text. A client hands its
+// model one of the two, never both, so counting both (as before) gave the
+// model half the budget. A response on the wire is thus at most twice the
+// budget plus the JSON-RPC envelope and the escaping of the text copy;
+// README, "For AI assistants (MCP)", says so.
+func textSize(data []byte) int { return len(data) }
 
-// fit returns the result to send: render(0), the whole answer, when it
-// fits the budget, else the first of levels 1..levels-1 that does. Each
-// level cuts more than the one before, so the sizes only shrink and a
-// binary search finds it; the last level (nothing but counts and a note)
-// is sent whatever its size.
-func fit[T any](budget, levels int, render func(level int) T) (*sdk.CallToolResult, T, error) {
+// fit returns the answer to send: render(0, all), the whole answer, when
+// it fits the budget, else the first of levels 1..levels-1 that does.
+// Each level cuts more than the one before, so the sizes only shrink and
+// a binary search finds it. Then, at that level, two fills grow as far as
+// the budget allows, each in turn: fill.named (values left out that are
+// named, 0..fill.named), then fill.kept (entries kept beyond what the
+// level keeps, 0..fill.kept). The last level (counts and a note) is sent
+// whatever its size; each tool keeps it within the smallest budget, and a
+// test checks that.
+//
+// bound, when not nil, is a lower bound of a level's size known without
+// rendering it (the preview records it keeps): a level over the budget by
+// that alone is not rendered, so that a large answer is not encoded
+// whole, again and again, only to be cut.
+func fit[T any](budget, levels int, most filling, bound func(level int) int, render func(level int, f filling) T) (*sdk.CallToolResult, T, error) {
 	var zero T
-	try := func(level int) (T, []byte, bool, error) {
-		out := render(level)
-		data, err := marshal(out)
-		return out, data, err == nil && wireSize(data) <= budget, err
+	try := func(level int, f filling) ([]byte, bool, error) {
+		if bound != nil && level < levels-1 && bound(level) > budget {
+			return nil, false, nil
+		}
+		data, err := marshal(render(level, f))
+		return data, err == nil && textSize(data) <= budget, err
 	}
-	out, data, ok, err := try(0)
+	data, ok, err := try(0, most)
 	if err != nil {
+		return nil, zero, err
+	}
+	if ok {
+		return answer(data), zero, nil
+	}
+	level := 0
+	if _, ok, err = try(0, filling{}); err != nil {
 		return nil, zero, err
 	}
 	if !ok && levels > 1 {
@@ -69,7 +81,7 @@ func fit[T any](budget, levels int, render func(level int) T) (*sdk.CallToolResu
 		lo, hi := 0, levels-1
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
-			if _, _, fits, err := try(mid); err != nil {
+			if _, fits, err := try(mid, filling{}); err != nil {
 				return nil, zero, err
 			} else if fits {
 				hi = mid
@@ -77,11 +89,49 @@ func fit[T any](budget, levels int, render func(level int) T) (*sdk.CallToolResu
 				lo = mid
 			}
 		}
-		if out, data, _, err = try(hi); err != nil {
-			return nil, zero, err
-		}
+		level = hi
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(data)}}}, out, nil
+	// grow is the most of one fill that fits, the others as in f: it
+	// lies in [lo, hi).
+	grow := func(f filling, set func(*filling, int), n int) (filling, error) {
+		lo, hi := 0, n+1
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			g := f
+			set(&g, mid)
+			if _, fits, err := try(level, g); err != nil {
+				return f, err
+			} else if fits {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		set(&f, lo)
+		return f, nil
+	}
+	f, err := grow(filling{}, func(f *filling, n int) { f.named = n }, most.named)
+	if err == nil && f.named == most.named && most.kept > 0 {
+		f, err = grow(f, func(f *filling, n int) { f.kept = n }, most.kept)
+	}
+	if err != nil {
+		return nil, zero, err
+	}
+	if data, _, err = try(level, f); err != nil {
+		return nil, zero, err
+	}
+	return answer(data), zero, nil
+}
+
+// filling is what fit adds to a level while the budget allows: named
+// values left out, then kept entries.
+type filling struct{ named, kept int }
+
+// answer is a tool result holding data, encoded once: as structured
+// content (kept as encoded, so preview records keep the service's key
+// order) and as its text copy.
+func answer(data []byte) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(data)}}, StructuredContent: json.RawMessage(data)}
 }
 
 // marshal writes JSON as the SDK does, but without HTML escaping: an

@@ -12,7 +12,9 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
-type eventsInput struct{}
+type eventsInput struct {
+	Detail string `json:"detail,omitempty" jsonschema:"summary: strings cut to 128 characters and every array to its first 5 elements, to see the answer's shape and latest events; full (the default): the whole answer, cut only to fit the budget"`
+}
 
 type eventsOutput struct {
 	Events    any    `json:"events" jsonschema:"the service's answer to GET /api/events/me, free-form JSON"`
@@ -20,14 +22,18 @@ type eventsOutput struct {
 }
 
 func eventsTool() *sdk.Tool {
+	in := schemaFor[eventsInput]()
+	detailEnum(in, detailFull)
 	return &sdk.Tool{
 		Name:        "events_me",
+		Title:       "Current caller's events",
+		InputSchema: in,
 		Annotations: readOnly("Current caller's events", true),
-		Description: `Call the service's current-caller events endpoint (GET /api/events/me) with the configured credentials and return its JSON answer, whatever its shape. Fails with the service's reason on 401 (not authenticated), 403 (no permission) or 404 (no events for this caller).` + dataWarning,
+		Description: `Call the service's current-caller events endpoint (GET /api/events/me) with the configured credentials and return its JSON answer, whatever its shape. Fails with the service's reason on 401 (not authenticated), 403 (no permission) or 404 (no events for this caller). Use detail "summary" first on an answer you do not know (every string and array cut short: its shape and latest events), detail "full" (the default) to read it.` + dataWarning,
 	}
 }
 
-func (t *tools) eventsMe(ctx context.Context, _ *sdk.CallToolRequest, _ eventsInput) (*sdk.CallToolResult, eventsOutput, error) {
+func (t *tools) eventsMe(ctx context.Context, _ *sdk.CallToolRequest, in eventsInput) (*sdk.CallToolResult, eventsOutput, error) {
 	body, err := t.cfg.EventsMe(ctx)
 	if err != nil {
 		return nil, eventsOutput{}, err
@@ -38,8 +44,16 @@ func (t *tools) eventsMe(ctx context.Context, _ *sdk.CallToolRequest, _ eventsIn
 	if err := dec.Decode(&v); err != nil {
 		return nil, eventsOutput{}, failure.Wrap(failure.Decode, err, "events: the answer is not JSON; run tilookup events me --debug to see it")
 	}
-	return fit(t.cfg.MaxBytes, len(eventLevels)+1, func(level int) eventsOutput {
-		return renderEvents(v, len(body), t.cfg.MaxBytes, level)
+	first := 0
+	if in.Detail == detailSummary {
+		first = summaryEventLevel
+	}
+	return fit(t.cfg.MaxBytes, len(eventLevels)+1-first, filling{}, nil, func(level int, _ filling) eventsOutput {
+		out := renderEvents(v, len(body), t.cfg.MaxBytes, first+level)
+		if first > 0 && out.Truncated != "" {
+			out.Truncated = `Detail "summary": ` + out.Truncated
+		}
+		return out
 	})
 }
 
@@ -56,6 +70,9 @@ var eventLevels = []freeForm{
 	{maxRunes: 64, maxItems: 2},
 	{maxRunes: 64, maxItems: 1},
 }
+
+// summaryEventLevel is where detail "summary" starts in eventLevels.
+const summaryEventLevel = 5
 
 func renderEvents(v any, size, budget, level int) eventsOutput {
 	if level >= len(eventLevels) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -60,6 +61,10 @@ func HTTPHandler(s *sdk.Server, token string) http.Handler {
 	mux.Handle(Path, h)
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackOrigin(r.Header.Values("Origin")) {
+			http.Error(w, "tilookup mcp: requests from a web page of another origin are refused (Origin must be absent or a loopback address)", http.StatusForbidden)
+			return
+		}
 		if !authorized(r, want) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="tilookup mcp"`)
 			http.Error(w, "tilookup mcp: missing or wrong bearer token (Authorization: Bearer <token>, as printed at start or read from --http-token-file)", http.StatusUnauthorized)
@@ -67,6 +72,28 @@ func HTTPHandler(s *sdk.Server, token string) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// loopbackOrigin reports whether a request may come from where its Origin
+// says: no Origin (not a browser), or a page served from this machine
+// (localhost, 127.0.0.0/8, ::1). The MCP transport spec asks servers to
+// check it: a web page the user visits could otherwise reach the server
+// through DNS rebinding. "null" (a sandboxed or file page) is refused.
+func loopbackOrigin(origins []string) bool {
+	for _, o := range origins {
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil {
+			return false
+		}
+		host := u.Hostname()
+		if strings.EqualFold(host, "localhost") {
+			continue
+		}
+		if a, err := netip.ParseAddr(host); err != nil || !a.Unmap().IsLoopback() {
+			return false
+		}
+	}
+	return true
 }
 
 // authorized compares the request's bearer token with the wanted one in

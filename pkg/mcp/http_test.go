@@ -46,6 +46,44 @@ func TestHTTPRequiresToken(t *testing.T) {
 	}
 }
 
+// A page of another origin is refused before the token is even checked
+// (DNS rebinding); no Origin, or a loopback one, is served.
+func TestHTTPOrigin(t *testing.T) {
+	token := NewToken()
+	srv := httptest.NewServer(HTTPHandler(New(fakeConfig(DefaultMaxBytes, nil)), token))
+	defer srv.Close()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for origin, want := range map[string]int{
+		"":                        http.StatusOK,
+		"http://localhost:3000":   http.StatusOK,
+		"http://127.0.0.1:8765":   http.StatusOK,
+		"https://[::1]":           http.StatusOK,
+		"http://LOCALHOST":        http.StatusOK,
+		"https://evil.example":    http.StatusForbidden,
+		"http://127.0.0.1.nip.io": http.StatusForbidden,
+		"http://10.0.0.1":         http.StatusForbidden,
+		"null":                    http.StatusForbidden,
+		"file://":                 http.StatusForbidden,
+		"http://user@localhost":   http.StatusForbidden,
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+Path, strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Origin %q: status %d, want %d", origin, resp.StatusCode, want)
+		}
+	}
+}
+
 func TestHTTPClient(t *testing.T) {
 	token := NewToken()
 	srv := httptest.NewServer(HTTPHandler(New(fakeConfig(DefaultMaxBytes, nil)), token))

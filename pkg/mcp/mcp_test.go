@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -27,6 +28,8 @@ import (
 type session struct {
 	*sdk.ClientSession
 	lines *lineSizes
+	// answered is the size of the message that answered the last call.
+	answered int
 }
 
 // lineSizes records the size of each JSON-RPC message (one per line).
@@ -38,14 +41,14 @@ type lineSizes struct {
 
 func (l *lineSizes) Read(p []byte) (int, error) { return l.r.Read(p) }
 
-func (l *lineSizes) largest() int {
+// last is the size of the last message, the answer to the last call.
+func (l *lineSizes) last() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	m := 0
-	for _, s := range l.sizes {
-		m = max(m, s)
+	if len(l.sizes) == 0 {
+		return 0
 	}
-	return m
+	return l.sizes[len(l.sizes)-1]
 }
 
 // recorder copies the server's output to the client, recording sizes.
@@ -100,14 +103,64 @@ func (s *session) call(t *testing.T, name string, args any) (*sdk.CallToolResult
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	s.answered = s.lines.last()
 	var out map[string]any
 	if res.StructuredContent != nil {
 		b, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatal(err)
 		}
+		// The server encodes answers itself (server.go, addTool): a
+		// strict client checks them against the advertised schema.
+		if err := s.outputSchema(t, name).Validate(out); err != nil {
+			t.Fatalf("%s: the answer does not match its output schema: %v", name, err)
+		}
 	}
 	return res, out
+}
+
+// outputSchema is the output schema the server advertises for tool.
+func (s *session) outputSchema(t *testing.T, tool string) *jsonschema.Resolved {
+	t.Helper()
+	tools, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		var sc jsonschema.Schema
+		if err := json.Unmarshal(b, &sc); err != nil {
+			t.Fatal(err)
+		}
+		r, err := sc.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	t.Fatalf("no tool %s", tool)
+	return nil
+}
+
+// sent is the size of the answer as the budget counts it: the JSON the
+// assistant reads, once (budget.go, textSize). The message on the wire
+// must be that JSON twice (structuredContent and its text copy, as the
+// spec's backward compatibility asks) and the JSON-RPC envelope, nothing
+// more.
+func (s *session) sent(t *testing.T, res *sdk.CallToolResult) int {
+	t.Helper()
+	txt := text(res)
+	quoted, _ := json.Marshal(txt) // as the SDK writes it: quotes and <, >, & escaped
+	var compact strings.Builder
+	structured, _ := json.Marshal(json.RawMessage(txt))
+	compact.Write(structured)
+	if wire, most := s.answered, len(quoted)+compact.Len()+512; wire > most {
+		t.Errorf("a message of %d bytes for an answer of %d: more than its two copies and the envelope (%d)", wire, len(txt), most)
+	}
+	return len(txt)
 }
 
 func text(res *sdk.CallToolResult) string {
@@ -138,7 +191,7 @@ func sandboxConfig(t *testing.T, tok string) Config {
 	}
 	return Config{
 		Version:     "test",
-		Searcher:    func(limit int) (lookup.Searcher, error) { return lookup.Client(client, limit, false), nil },
+		Searcher:    func(limit int) (lookup.Searcher, error) { return lookup.Client(client, limit, true), nil },
 		EventsMe:    client.EventsMe,
 		MaxBytes:    DefaultMaxBytes,
 		Concurrency: 4,
@@ -172,6 +225,14 @@ func TestListTools(t *testing.T) {
 		wantOpen, ok := open[tool.Name]
 		if !ok {
 			t.Fatalf("unexpected tool %q", tool.Name)
+		}
+		if tool.Title == "" {
+			t.Errorf("%s: no top-level title (MCP 2025-06-18)", tool.Name)
+		}
+		// pivot has no detail: its nodes carry resources and counts only.
+		wantDetail := wantOpen && tool.Name != "pivot"
+		if d, _ := json.Marshal(tool.InputSchema); wantDetail && !strings.Contains(string(d), `"detail":{`) || wantDetail != strings.Contains(tool.Description, `detail "summary"`) {
+			t.Errorf("%s: the detail argument or its advice in the description is missing: %s", tool.Name, d)
 		}
 		a := tool.Annotations
 		if a == nil || !a.ReadOnlyHint || a.OpenWorldHint == nil || *a.OpenWorldHint != wantOpen {
@@ -309,7 +370,7 @@ func TestSearchBudget(t *testing.T) {
 		if res.IsError {
 			t.Fatal(text(res))
 		}
-		if got := s.lines.largest(); got > budget {
+		if got := s.sent(t, res); got > budget {
 			t.Fatalf("%v: a message of %d bytes, budget %d", args, got, budget)
 		}
 		note, _ := out["truncated"].(string)
@@ -407,12 +468,15 @@ func TestSearchValueErrors(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
-	values := out["values"].([]any)
-	down := values[1].(map[string]any)["error"].(map[string]any)
+	values := map[string]map[string]any{}
+	for _, v := range out["values"].([]any) {
+		values[v.(map[string]any)["input"].(string)] = v.(map[string]any)
+	}
+	down := values["down.example"]["error"].(map[string]any)
 	if down["kind"] != "server" || down["status"] != 503.0 {
 		t.Fatalf("error record %v", down)
 	}
-	boom := values[2].(map[string]any)["error"].(map[string]any)
+	boom := values["boom.example"]["error"].(map[string]any)
 	if !strings.Contains(boom["message"].(string), "internal error") {
 		t.Fatalf("panic record %v", boom)
 	}
@@ -478,7 +542,7 @@ func TestExtractBudget(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
-	if got := s.lines.largest(); got > budget {
+	if got := s.sent(t, res); got > budget {
 		t.Fatalf("a message of %d bytes, budget %d", got, budget)
 	}
 	n := len(out["indicators"].([]any))
@@ -515,7 +579,7 @@ func TestEventsBudget(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
-	if got := s.lines.largest(); got > budget {
+	if got := s.sent(t, res); got > budget {
 		t.Fatalf("a message of %d bytes, budget %d", got, budget)
 	}
 	if !strings.Contains(fmt.Sprint(out["truncated"]), "elements left out") || strings.Contains(text(res), "\x1b") {
@@ -532,7 +596,7 @@ func TestTriageSandbox(t *testing.T) {
 		t.Fatal(text(res))
 	}
 	sum := out["summary"].(map[string]any)
-	if sum["skipped"] != 2.0 || sum["matched"].(float64) < 2 || sum["total"] != 4.0 {
+	if sum["skipped"] != 2.0 || sum["matched"].(float64) < 2 || sum["total"] != 6.0 {
 		t.Fatalf("summary %v", sum)
 	}
 	skipped := out["skipped"].([]any)
@@ -565,15 +629,18 @@ func TestTriageBudget(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
-	if got := s.lines.largest(); got > budget {
+	if got := s.sent(t, res); got > budget {
 		t.Fatalf("a message of %d bytes, budget %d", got, budget)
 	}
 	sum := out["summary"].(map[string]any)
 	if sum["matched"] != 50.0 || sum["no_match"] != 50.0 || sum["not_looked_up"] != 20.0 || sum["skipped"] != 60.0 {
 		t.Fatalf("summary %v", sum)
 	}
+	if left := out["omitted"].(map[string]any)["no_match"].(map[string]any); left["count"] != 50.0 {
+		t.Errorf("omitted no match %v", left)
+	}
 	note := out["truncated"].(string)
-	for _, want := range []string{"Only the first 100", "no match left out", "mcp_max_bytes"} {
+	for _, want := range []string{"Only the first 100", "values left out", "mcp_max_bytes"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note lacks %q: %s", want, note)
 		}
@@ -597,7 +664,7 @@ func TestTriageSkipRulesAndHTML(t *testing.T) {
 	if !strings.Contains(string(got), `"value":"unknown-host.example"`) || !strings.Contains(string(got), "CGNAT") {
 		t.Fatalf("skipped %s", got)
 	}
-	if sum := out["summary"].(map[string]any); sum["total"] != 1.0 || sum["matched"] != 1.0 {
+	if sum := out["summary"].(map[string]any); sum["total"] != 3.0 || sum["matched"] != 1.0 {
 		t.Fatalf("summary %v", sum)
 	}
 	res, _ = s.call(t, "triage", map[string]any{"text": "x", "format": "pdf"})
@@ -637,14 +704,11 @@ func TestSmallestBudgetLongestValues(t *testing.T) {
 		{"extract", map[string]any{"text": report.String()}},
 		{"triage", map[string]any{"text": report.String() + "10.0.0.1\n" + long(1000)}},
 	} {
-		s.lines.mu.Lock()
-		s.lines.sizes = nil
-		s.lines.mu.Unlock()
 		res, out := s.call(t, c.tool, c.args)
 		if res.IsError {
 			t.Fatalf("%s: %s", c.tool, text(res))
 		}
-		if got := s.lines.largest(); got > budget {
+		if got := s.sent(t, res); got > budget {
 			t.Errorf("%s: a message of %d bytes, budget %d", c.tool, got, budget)
 		}
 		if out["truncated"] == nil {

@@ -63,7 +63,7 @@ func (t *tools) detect(_ context.Context, _ *sdk.CallToolRequest, in detectInput
 		}
 		all[i] = d
 	}
-	return fit(t.cfg.MaxBytes, len(all)+1, func(level int) detectOutput {
+	return fit(t.cfg.MaxBytes, len(all)+1, filling{}, nil, func(level int, _ filling) detectOutput {
 		n := len(all) - level
 		out := detectOutput{Values: all[:n]}
 		if n < len(all) {
@@ -106,7 +106,7 @@ func (t *tools) extract(_ context.Context, _ *sdk.CallToolRequest, in extractInp
 	if err != nil {
 		return nil, extractOutput{}, err
 	}
-	return fit(t.cfg.MaxBytes, len(all)+1, func(level int) extractOutput {
+	return fit(t.cfg.MaxBytes, len(all)+1, filling{}, nil, func(level int, _ filling) extractOutput {
 		n := len(all) - level
 		out := extractOutput{Count: len(all), Indicators: all[:n]}
 		if n < len(all) {

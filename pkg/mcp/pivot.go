@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -44,6 +45,13 @@ type pivotNode struct {
 	Status    string       `json:"status" jsonschema:"matched, no_match, unsupported, error, skipped or not_looked_up (the budget ran out)"`
 	Reason    string       `json:"reason,omitempty" jsonschema:"why a node was skipped, the service's unsupported reason, or the lookup's error"`
 	Resources []briefMatch `json:"resources,omitempty"`
+}
+
+// briefMatch is one resource a node matched, as a pivot answer gives it.
+type briefMatch struct {
+	Label     string      `json:"label,omitempty"`
+	Count     json.Number `json:"count,omitempty"`
+	DetailURL string      `json:"detail_url,omitempty"`
 }
 
 func pivotTool() *sdk.Tool {
@@ -95,7 +103,7 @@ func (t *tools) pivot(ctx context.Context, _ *sdk.CallToolRequest, in pivotInput
 	if err != nil {
 		return nil, pivotOutput{}, err
 	}
-	g, walkErr := pivot.Walk(ctx, lookup.Dedup(s), starts, pivot.Config{
+	g, walkErr := pivot.Walk(ctx, lookup.Dedup(t.limited(decoded(s))), starts, pivot.Config{
 		Depth: depth, MaxLookups: budget, Concurrency: t.cfg.Concurrency, Skipper: skipper,
 	})
 	// Failed lookups are nodes with their error; only a cancelled call is
@@ -104,7 +112,7 @@ func (t *tools) pivot(ctx context.Context, _ *sdk.CallToolRequest, in pivotInput
 		return nil, pivotOutput{}, walkErr
 	}
 	r := &pivotRender{g: g, budget: t.cfg.MaxBytes}
-	return fit(t.cfg.MaxBytes, levelPivotNodes+len(g.Nodes)+1, r.render)
+	return fit(t.cfg.MaxBytes, levelPivotNodes+len(g.Nodes)+1, filling{}, nil, func(level int, _ filling) pivotOutput { return r.render(level) })
 }
 
 type pivotRender struct {
@@ -175,4 +183,22 @@ func (r *pivotRender) render(level int) pivotOutput {
 		out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. Pivot from fewer values or with a smaller max_lookups, or run `tilookup pivot -o json VALUE` in a terminal for the whole graph.", r.budget, strings.Join(notes, "; "))
 	}
 	return out
+}
+
+// decoded gives the walk answers with their results decoded: the server's
+// Searcher keeps only the raw bytes, which search and triage read as a
+// bounded stream (digest.go), while the walk reads the preview records.
+func decoded(s lookup.Searcher) lookup.Searcher {
+	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		resp, err := s.Search(ctx, v)
+		if err != nil || resp == nil || resp.Results != nil || len(resp.Raw) == 0 {
+			return resp, err
+		}
+		var full api.SearchResponse
+		if err := json.Unmarshal(resp.Raw, &full); err != nil {
+			return nil, failure.Wrap(failure.Decode, err, "cannot read the answer for "+clean(v, 64)+": "+err.Error())
+		}
+		full.Raw = resp.Raw
+		return &full, nil
+	})
 }

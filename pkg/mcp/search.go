@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,12 +35,14 @@ type searchInput struct {
 	PreviewRows int      `json:"preview_rows,omitempty" jsonschema:"preview records to keep per matching resource (0 for none)"`
 	Limit       int      `json:"limit,omitempty" jsonschema:"ask the service for at most this many results per value (sent as limit; omit for the service's default)"`
 	NoRefang    bool     `json:"no_refang,omitempty" jsonschema:"send the values exactly as given, without refanging or normalising"`
+	Detail      string   `json:"detail,omitempty" jsonschema:"summary: each matched value with its resources and counts only, the smallest answer, for many values or a first look; full: every field and the preview records too, within the budget, for a few values you will act on"`
 }
 
 type searchOutput struct {
-	Values        []searchValue `json:"values" jsonschema:"one entry per value, in the order given"`
-	OmittedValues []string      `json:"omitted_values,omitempty" jsonschema:"the first values looked up whose answers did not fit the budget (long ones shortened)"`
-	Truncated     string        `json:"truncated,omitempty" jsonschema:"present when the answer was cut to fit the byte budget: what was left out and how to get it"`
+	Summary   summary       `json:"summary" jsonschema:"counts by status, and the resources that matched the most values"`
+	Values    []searchValue `json:"values" jsonschema:"matched values first, then unsupported, failed and no-match ones, each group in the order given"`
+	Omitted   *omitted      `json:"omitted,omitempty" jsonschema:"values left out to fit the budget, by status: their count, then as many of them as fit"`
+	Truncated string        `json:"truncated,omitempty" jsonschema:"present when the answer was cut to fit the byte budget: what was left out and how to get it"`
 }
 
 type searchValue struct {
@@ -54,15 +60,15 @@ type searchValue struct {
 }
 
 type match struct {
-	Resource       string           `json:"resource,omitempty"`
-	Label          string           `json:"label,omitempty"`
-	Group          string           `json:"group,omitempty"`
-	MatchedColumn  string           `json:"matched_column,omitempty"`
-	MatchedValue   string           `json:"matched_value,omitempty"`
-	Count          json.Number      `json:"count,omitempty" jsonschema:"number of matching records in this resource"`
-	DetailURL      string           `json:"detail_url,omitempty" jsonschema:"the service's page with every matching record"`
-	Preview        []map[string]any `json:"preview,omitempty" jsonschema:"the first matching records, free-form"`
-	PreviewOmitted int              `json:"preview_omitted,omitempty" jsonschema:"preview records left out"`
+	Resource       string      `json:"resource,omitempty"`
+	Label          string      `json:"label,omitempty"`
+	Group          string      `json:"group,omitempty"`
+	MatchedColumn  string      `json:"matched_column,omitempty"`
+	MatchedValue   string      `json:"matched_value,omitempty"`
+	Count          json.Number `json:"count,omitempty" jsonschema:"number of matching records in this resource"`
+	DetailURL      string      `json:"detail_url,omitempty" jsonschema:"the service's page with every matching record"`
+	Preview        []record    `json:"preview,omitempty" jsonschema:"the first matching records, free-form, fields in the service's order"`
+	PreviewOmitted int         `json:"preview_omitted,omitempty" jsonschema:"preview records left out"`
 }
 
 type errorInfo struct {
@@ -78,12 +84,20 @@ func searchTool() *sdk.Tool {
 	rows.Default = json.RawMessage("3")
 	rows.Minimum, rows.Maximum = new(0.0), new(float64(maxPreviewRows))
 	in.Properties["limit"].Minimum = new(1.0)
+	detailEnum(in, detailFull)
 	return &sdk.Tool{
 		Name:        "search",
+		Title:       "Search indicators",
 		Annotations: readOnly("Search indicators", true),
 		InputSchema: in,
-		Description: `Look up one or more exact values (hash, IP, domain, URL, CVE ID) across every resource of the threat-intelligence service. For each value: the type detected locally and by the service, the search strategy, why it is unsupported if it is, and each matching resource with its label, group, matched column, count, detail_url and the first preview_rows preview records. Values that fail have an error instead; the others are still answered. Each value costs one request: check doubtful values with detect first, and use triage for a whole report.` + dataWarning,
+		Description: `Look up one or more exact values (hash, IP, domain, URL, CVE ID) across every resource of the threat-intelligence service. The answer opens with a summary (matched, no match, unsupported and failed counts; the resources that matched most), then the matched values, each with every matching resource and its count, then the unsupported, failed and no-match ones. Use detail "summary" for many values or a first look (resources and counts only), detail "full" (the default) for a few values you will act on: the service's type and strategy, matched column, detail_url and the first preview_rows preview records. What does not fit the budget is left out in that order (previews, then no-match entries, which are then only counted and named under omitted), never a match before a no-match. Values that fail have an error instead; the others are still answered. Each value costs one request: check doubtful values with detect first, and use triage for a whole report.` + dataWarning,
 	}
+}
+
+// detailEnum makes the detail property an enum with its default.
+func detailEnum(in *jsonschema.Schema, def string) {
+	d := in.Properties["detail"]
+	d.Enum, d.Default = []any{detailSummary, detailFull}, json.RawMessage(`"`+def+`"`)
 }
 
 func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchInput) (*sdk.CallToolResult, searchOutput, error) {
@@ -97,15 +111,61 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchInp
 	if err := allFailed(results); err != nil {
 		return nil, searchOutput{}, err
 	}
-	r := &searchRender{results: results, rows: in.PreviewRows, budget: t.cfg.MaxBytes}
+	rows := in.PreviewRows
+	if in.Detail == detailSummary {
+		rows = 0
+	}
+	r := &searchRender{entries: entriesOf(results), rows: rows, budget: t.cfg.MaxBytes, full: in.Detail != detailSummary, tool: "search"}
 	r.plan()
-	return fit(t.cfg.MaxBytes, len(r.plans), r.render)
+	return fit(t.cfg.MaxBytes, len(r.plans), r.filling(), r.bound, func(level int, f filling) searchOutput {
+		return r.render(level, f).searchOutput
+	})
 }
 
-// looked is one value and its answer.
+// entry is one value's answer as the server shows it, in the order
+// shown: matched first.
+type entry struct {
+	looked
+	status report.Status
+	d      *digest // nil when failed
+}
+
+// entriesOf reads every answer (bounded, see digest) and orders them by
+// status, each status in input order. An answer that cannot be read or
+// represented is that value's error.
+func entriesOf(results []looked) []entry {
+	out := make([]entry, len(results))
+	for i, l := range results {
+		e := entry{looked: l, d: l.d}
+		e.status = indicator(e.Item.Value, string(e.Type), e.d, e.Err).Status()
+		out[i] = e
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return cmp.Compare(statusRank(a.status), statusRank(b.status)) })
+	return out
+}
+
+// indicator is the value as the CLI's reports see it, so that statuses
+// and totals are decided in one place (report): the answer without what
+// a report does not read.
+func indicator(value, typ string, d *digest, err error) report.Indicator {
+	ind := report.Indicator{Value: value, Type: typ, Err: err}
+	if err == nil && d != nil {
+		resp := &api.SearchResponse{DetectedType: d.DetectedType, Strategy: d.Strategy, UnsupportedReason: d.UnsupportedReason}
+		if d.Count > 0 {
+			// ResultCount is what Status reads; one result says "some".
+			resp.Results = make([]api.Result, 1)
+		}
+		ind.Resp = resp
+	}
+	return ind
+}
+
+// looked is one value and its answer: Resp is dropped once read into d
+// (nil when Err is set).
 type looked struct {
 	lookup.Result
 	Type ioc.Type
+	d    *digest
 }
 
 // lookupAll looks every value up through the pipeline the CLI uses:
@@ -135,13 +195,13 @@ func (t *tools) lookupAll(ctx context.Context, values []string, limit int, refan
 		}
 	}
 	sink := &collect{}
-	err := lookup.Run(ctx, src, lookup.Dedup(searcher), lookup.Options{Concurrency: t.cfg.Concurrency}, sink)
+	err := lookup.Run(ctx, src, lookup.Dedup(t.limited(searcher)), lookup.Options{Concurrency: t.cfg.Concurrency}, sink)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]looked, len(sink.got))
 	for i, r := range sink.got {
-		out[i] = looked{Result: r, Type: r.Item.Type}
+		out[i] = looked{Result: r, Type: r.Item.Type, d: sink.digests[i]}
 	}
 	return out, nil
 }
@@ -174,155 +234,289 @@ func (s *valueSource) Next() (lookup.Item, bool, error) {
 	return s.items[s.next-1], true, nil
 }
 
-// collect is a lookup.Sink that keeps the results (at most MaxValues).
-type collect struct{ got []lookup.Result }
-
-func (c *collect) Add(r lookup.Result) error { c.got = append(c.got, r); return nil }
-func (c *collect) Flush() error              { return nil }
-
-// searchPlan is one way to cut an answer: preview records per resource,
-// matches per value (-1: all) and values kept.
-type searchPlan struct {
-	rows, matches, values int
+// collect is a lookup.Sink that keeps the results (at most MaxValues),
+// each answer read into its digest as it comes and its bytes dropped: a
+// call of 100 values holds 100 bounded digests, not 100 answers of up to
+// max_response_size each.
+type collect struct {
+	got     []lookup.Result
+	digests []*digest
 }
 
-// searchRender renders the answer at each level of cutting.
-type searchRender struct {
-	results []looked
-	rows    int
-	budget  int
-	plans   []searchPlan
-}
-
-// plan lists the levels, from the whole answer to counts only: fewer
-// preview records first (the least useful), then fewer matches per
-// value, then fewer values.
-func (r *searchRender) plan() {
-	n := len(r.results)
-	for rows := r.rows; rows >= 0; rows-- {
-		r.plans = append(r.plans, searchPlan{rows: rows, matches: -1, values: n})
+func (c *collect) Add(r lookup.Result) error {
+	var d *digest
+	if r.Err == nil && r.Resp != nil {
+		d, r.Err = digestOf(r.Resp)
+	} else if r.Err == nil {
+		d = &digest{}
 	}
+	r.Resp = nil
+	c.got = append(c.got, r)
+	c.digests = append(c.digests, d)
+	return nil
+}
+func (c *collect) Flush() error { return nil }
+
+// searchPlan is one way to cut an answer: non-matched entries kept,
+// preview records per resource, matches compact (resource, label and
+// count only), matches per value (-1: all) and matched entries kept.
+type searchPlan struct {
+	skipped         bool // the skipped list kept (triage)
+	others, rows    int
+	compact, bare   bool // bare: resource and count only
+	noTop           bool // the summary without top_resources
+	matches, values int
+}
+
+// searchRender renders the answer of search or triage at each level of
+// cutting.
+type searchRender struct {
+	tool      string // search or triage, for the note
+	entries   []entry
+	skipped   []skippedValue
+	notLooked int // triage: indicators beyond the per-call limit
+	matched   int // entries[:matched] are the matched ones
+	rows      int
+	full      bool
+	budget    int
+	plans     []searchPlan
+	sum       summary
+}
+
+// plan lists the levels, from the whole answer to counts only. What an
+// assistant acts on goes last: first the skipped list and the entries of
+// values that did not match (the summary counts them, omitted names them
+// and fit adds back as many as the budget allows: names first, then, in
+// detail "full", entries), then preview records, then the fields beyond
+// resource and count, then matches per value, and only then matched
+// values. Detail "summary", once the whole answer does not fit, keeps no
+// entry of a value that did not match: its name under omitted says as
+// much in a fifth of the bytes.
+func (r *searchRender) plan() {
+	var digests []*digest
+	var rep report.Report
 	most := 0
-	for _, l := range r.results {
-		if l.Resp != nil {
-			most = max(most, len(l.Resp.Results))
+	for _, e := range r.entries {
+		if e.status == report.Matched {
+			r.matched++
+		}
+		digests = append(digests, e.d)
+		rep.Indicators = append(rep.Indicators, indicator(e.Item.Value, string(e.Type), e.d, e.Err))
+		if e.d != nil {
+			most = max(most, len(e.d.Results))
 		}
 	}
+	for _, sk := range r.skipped {
+		rep.Skipped = append(rep.Skipped, report.Skipped{Value: sk.Value, Type: sk.Type, Reason: sk.Reason})
+	}
+	r.sum = summarize(rep.Summarize(), digests)
+	r.sum.NotLookedUp = r.notLooked
+	all := r.matched
+	r.plans = append(r.plans, searchPlan{skipped: true, others: len(r.entries) - r.matched, rows: r.rows, compact: !r.full, matches: -1, values: all})
+	for rows := r.rows; rows >= 0; rows-- {
+		r.plans = append(r.plans, searchPlan{rows: rows, compact: !r.full, matches: -1, values: all})
+	}
+	if r.full {
+		r.plans = append(r.plans, searchPlan{compact: true, matches: -1, values: all})
+	}
+	r.plans = append(r.plans, searchPlan{compact: true, bare: true, matches: -1, values: all})
 	for k := most - 1; k >= 0; k-- {
-		r.plans = append(r.plans, searchPlan{rows: 0, matches: k, values: n})
+		r.plans = append(r.plans, searchPlan{compact: true, bare: true, matches: k, values: all})
 	}
-	for v := n - 1; v >= 0; v-- {
-		r.plans = append(r.plans, searchPlan{rows: 0, matches: 0, values: v})
+	for v := all - 1; v >= 0; v-- {
+		r.plans = append(r.plans, searchPlan{compact: true, bare: true, values: v})
 	}
+	// The last resort: the summary without its resources.
+	r.plans = append(r.plans, searchPlan{compact: true, bare: true, values: 0, noTop: true})
 }
 
-func (r *searchRender) render(level int) searchOutput {
+// bound is what the preview records of a level weigh at least: fit does
+// not render a level they alone put over the budget.
+func (r *searchRender) bound(level int) int {
 	p := r.plans[level]
-	var cut cutCount
-	out := searchOutput{Values: make([]searchValue, 0, p.values)}
-	for i, l := range r.results {
-		if i >= p.values {
-			if len(out.OmittedValues) < maxListed {
-				out.OmittedValues = append(out.OmittedValues, clean(l.Item.Input, noteRunes))
+	if p.compact || p.rows == 0 {
+		return 0
+	}
+	n := 0
+	for _, e := range r.entries[:min(p.values, r.matched)] {
+		keep := len(e.d.Results)
+		if p.matches >= 0 {
+			keep = min(keep, p.matches)
+		}
+		for _, res := range e.d.Results[:keep] {
+			for _, size := range res.PreviewSizes[:min(p.rows, len(res.PreviewSizes))] {
+				n += size
 			}
+		}
+	}
+	return n
+}
+
+// filling is the most fit may add to a level: every value named, and in
+// detail "full" every entry of a value that did not match kept.
+func (r *searchRender) filling() filling {
+	f := filling{named: len(r.entries) + len(r.skipped)}
+	if r.full {
+		f.kept = len(r.entries) - r.matched
+	}
+	return f
+}
+
+// rendered is one level's answer; skipped is triage's.
+type rendered struct {
+	searchOutput
+	skipped []skippedValue
+}
+
+func (r *searchRender) render(level int, f filling) rendered {
+	p := r.plans[level]
+	p.others = max(p.others, f.kept)
+	listed := f.named
+	var cut cutCount
+	out := searchOutput{Summary: r.sum, Values: []searchValue{}}
+	skipped := []skippedValue{}
+	if p.noTop {
+		out.Summary.TopResources = nil
+	}
+	var left []leftOut
+	for i, e := range r.entries {
+		kept := i < p.values || (i >= r.matched && i-r.matched < p.others)
+		if !kept {
+			left = append(left, leftOut{value: e.Item.Input, status: e.status})
 			continue
 		}
-		out.Values = append(out.Values, renderValue(l, p, &cut))
+		out.Values = append(out.Values, renderValue(e, p, &cut))
 	}
-	cut.values = len(r.results) - p.values
-	out.Truncated = cut.note(r.budget, r.rows, p)
-	return out
+	cut.values = len(left)
+	for _, sk := range r.skipped {
+		if p.skipped {
+			skipped = append(skipped, sk)
+		} else {
+			left = append(left, leftOut{value: sk.Value, status: "skipped"})
+		}
+	}
+	cut.skipped = len(left) - cut.values
+	out.Omitted = omittedOf(left, listed)
+	cut.matchedValues = r.matched - min(p.values, r.matched)
+	out.Truncated = cut.note(r.tool, r.budget, r.rows, r.full, p)
+	if r.notLooked > 0 {
+		out.Truncated = strings.TrimSpace(fmt.Sprintf("Only the first %d indicators were looked up; %d more were not: call triage again with the rest of the text. %s", maxTriage, r.notLooked, out.Truncated))
+	}
+	return rendered{out, skipped}
 }
 
 // cutCount is what a plan left out.
 type cutCount struct {
-	previews, previewRunes, matches, values int
+	previews, previewRunes, matches, values, matchedValues, skipped int
+	compact, bare                                                   bool
 }
 
 // note says what the plan cut to fit the budget, and what the fixed
-// bound on preview strings cut, with how to get the rest; "" when nothing
-// was cut. rows is the preview_rows asked for: fewer is a cut, as many is
-// the caller's choice.
-func (c cutCount) note(budget, rows int, p searchPlan) string {
+// bounds on preview records cut, with how to get the rest; "" when
+// nothing was cut. rows is the preview_rows asked for: fewer is a cut,
+// as many is the caller's choice.
+func (c cutCount) note(tool string, budget, rows int, full bool, p searchPlan) string {
 	var parts []string
+	if c.skipped > 0 {
+		parts = append(parts, fmt.Sprintf("the %s skipped left out (counted under omitted.skipped)", plural(c.skipped, "value")))
+	}
+	if c.values > 0 {
+		parts = append(parts, fmt.Sprintf("%s left out (counted under omitted, and named there as far as the budget allows)", plural(c.values, "value")))
+	}
 	switch {
-	case p.rows == rows:
+	case p.rows == rows || c.previews == 0:
 	case p.rows == 0:
 		parts = append(parts, fmt.Sprintf("preview records left out (%d; see preview_omitted)", c.previews))
 	default:
 		parts = append(parts, fmt.Sprintf("preview records cut to %d per resource (%d left out; see preview_omitted)", p.rows, c.previews))
 	}
-	if c.matches > 0 {
-		parts = append(parts, fmt.Sprintf("matching resources cut to %d per value (%d left out; see matches_omitted)", p.matches, c.matches))
+	switch {
+	case c.bare:
+		parts = append(parts, "matches cut to resource and count")
+	case full && c.compact:
+		parts = append(parts, "matches cut to resource, label and count")
 	}
-	if c.values > 0 {
-		listed := "listed in omitted_values"
-		if c.values > maxListed {
-			listed = fmt.Sprintf("the first %d listed in omitted_values", maxListed)
-		}
-		parts = append(parts, fmt.Sprintf("%s left out (%s)", plural(c.values, "value"), listed))
+	switch {
+	case c.matches > 0 && p.matches >= 0:
+		parts = append(parts, fmt.Sprintf("matching resources cut to %d per value (%d left out; see matches_omitted)", p.matches, c.matches))
+	case c.matches > 0:
+		parts = append(parts, fmt.Sprintf("only the first %d matching resources of a value are kept (%d left out; see matches_omitted)", keptResources, c.matches))
 	}
 	var notes []string
 	if len(parts) > 0 {
 		how := "call search again with fewer values"
-		if rows > 0 {
-			how += " or a smaller preview_rows"
+		if c.matchedValues == 0 && c.values > 0 {
+			how = "call search again with the values left out"
 		}
-		notes = append(notes, fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. For the rest, %s, pass a smaller limit, or run `tilookup search -o json VALUE` in a terminal for the complete answer.", budget, strings.Join(parts, "; "), how))
+		if rows > 0 {
+			how += ", a smaller preview_rows"
+		}
+		if full {
+			how += `, detail "summary"`
+		}
+		terminal := "`tilookup search -o json VALUE`"
+		if tool == "triage" {
+			how = "search the values you need"
+			terminal = "`tilookup triage -o json FILE`"
+		}
+		notes = append(notes, fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. For the rest, %s, pass a smaller limit, or run %s in a terminal for the complete answer.", budget, strings.Join(parts, "; "), how, terminal))
 	}
 	if c.previewRunes > 0 {
-		notes = append(notes, fmt.Sprintf("%s in preview records cut to %d characters; the detail_url has them whole.", plural(c.previewRunes, "string"), previewRunes))
+		notes = append(notes, fmt.Sprintf("Long strings in preview records are cut to %d characters and long records to %d fields; the detail_url has them whole.", previewRunes, previewFields))
 	}
 	return strings.Join(notes, " ")
 }
 
-func renderValue(l looked, p searchPlan, cut *cutCount) searchValue {
-	ind := report.Indicator{Value: l.Item.Value, Type: string(l.Type), Resp: l.Resp, Err: l.Err}
+func renderValue(e entry, p searchPlan, cut *cutCount) searchValue {
 	v := searchValue{
-		Input:  clean(l.Item.Input, maxString),
-		Query:  clean(l.Item.Value, maxString),
-		Type:   string(l.Type),
-		Status: string(ind.Status()),
+		Input:  clean(e.Item.Input, maxString),
+		Query:  clean(e.Item.Value, maxString),
+		Type:   string(e.Type),
+		Status: string(e.status),
 	}
-	if l.Err != nil {
-		v.Error = errorOf(l.Err)
+	if e.Err != nil {
+		v.Error = errorOf(e.Err)
 		return v
 	}
-	resp := l.Resp
-	v.DetectedType = clean(resp.DetectedType, maxString)
-	v.Strategy = clean(resp.Strategy, maxString)
-	v.UnsupportedReason = clean(resp.UnsupportedReason, maxString)
-	v.ResourcesMatched = len(resp.Results)
-	keep := len(resp.Results)
+	d := e.d
+	v.UnsupportedReason = d.UnsupportedReason
+	v.ResourcesMatched = d.Count
+	if !p.compact {
+		v.DetectedType, v.Strategy = d.DetectedType, d.Strategy
+	}
+	keep := len(d.Results)
 	if p.matches >= 0 && keep > p.matches {
 		keep = p.matches
 	}
-	v.MatchesOmitted = len(resp.Results) - keep
+	v.MatchesOmitted = d.Count - keep
 	cut.matches += v.MatchesOmitted
-	for _, res := range resp.Results[:keep] {
-		v.Matches = append(v.Matches, renderMatch(res, p.rows, cut))
+	for _, res := range d.Results[:keep] {
+		v.Matches = append(v.Matches, renderMatch(res, p, cut))
 	}
 	return v
 }
 
-func renderMatch(res api.Result, rows int, cut *cutCount) match {
-	m := match{
-		Resource:      clean(res.Resource, maxString),
-		Label:         clean(res.Label, maxString),
-		Group:         clean(res.Group, maxString),
-		MatchedColumn: clean(res.MatchedColumn, maxString),
-		MatchedValue:  clean(res.MatchedValue, maxString),
-		Count:         res.Count,
-		DetailURL:     clean(res.DetailURL, maxString),
+func renderMatch(res digestResult, p searchPlan, cut *cutCount) match {
+	m := match{Resource: res.Resource, Label: res.Label, Count: res.Count}
+	if p.bare {
+		cut.bare = true
+		m.Label = ""
+		if m.Resource == "" {
+			m.Resource = res.Label // the only name it has
+		}
 	}
-	keep := min(rows, len(res.Preview))
-	m.PreviewOmitted = len(res.Preview) - keep
+	if p.compact {
+		cut.compact = true
+		return m
+	}
+	m.Group, m.MatchedColumn, m.MatchedValue, m.DetailURL = res.Group, res.MatchedColumn, res.MatchedValue, res.DetailURL
+	keep := min(p.rows, len(res.Preview))
+	m.PreviewOmitted = res.PreviewCount - keep
 	cut.previews += m.PreviewOmitted
-	ff := freeForm{maxRunes: previewRunes, maxItems: -1}
-	for _, rec := range res.Preview[:keep] {
-		m.Preview = append(m.Preview, ff.object(rec))
+	m.Preview = res.Preview[:keep]
+	if keep > 0 && res.PreviewCut {
+		cut.previewRunes++
 	}
-	cut.previewRunes += ff.cutRunes
 	return m
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
@@ -38,7 +39,9 @@ type Config struct {
 	Skipper func() (*triage.Skipper, error)
 	// MaxBytes is the budget of one tool response (mcp_max_bytes).
 	MaxBytes int
-	// Concurrency is how many lookups of one call are in flight at once.
+	// Concurrency is how many lookups are in flight at once, over every
+	// call of the server together (-c): an assistant that makes 100
+	// calls at once does not put 100 requests in flight.
 	Concurrency int
 }
 
@@ -60,7 +63,7 @@ func New(cfg Config) *sdk.Server {
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "tilookup", Title: "tilookup threat-intelligence lookups", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
-	t := &tools{cfg: cfg}
+	t := &tools{cfg: cfg, slots: make(chan struct{}, cfg.Concurrency)}
 	addTool(s, searchTool(), t.search)
 	addTool(s, triageTool(), t.triage)
 	addTool(s, pivotTool(), t.pivot)
@@ -73,11 +76,33 @@ func New(cfg Config) *sdk.Server {
 // tools holds the handlers; each is one file.
 type tools struct {
 	cfg Config
+	// slots holds one token per lookup in flight, server-wide.
+	slots chan struct{}
+}
+
+// limited is s, waiting for one of the server's slots for each lookup.
+func (t *tools) limited(s lookup.Searcher) lookup.Searcher {
+	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		select {
+		case t.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		defer func() { <-t.slots }()
+		return s.Search(ctx, v)
+	})
 }
 
 // addTool registers a typed tool whose schemas come from its input and
 // output structs (unless the tool has them already), and whose handler never takes the server down: a panic
 // is one call's error.
+//
+// The SDK's typed handler is not used for the output: it decodes the
+// answer into maps to validate it and encodes it again, which sorts the
+// keys of preview records (the service's order is lost) and fails the
+// whole call on a number a float64 cannot hold. Handlers return the
+// answer already encoded by fit; the input is checked against its schema
+// here, as the SDK would.
 func addTool[In, Out any](s *sdk.Server, tool *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
 	if tool.InputSchema == nil {
 		tool.InputSchema = schemaFor[In]()
@@ -85,19 +110,69 @@ func addTool[In, Out any](s *sdk.Server, tool *sdk.Tool, h sdk.ToolHandlerFor[In
 	if tool.OutputSchema == nil {
 		tool.OutputSchema = schemaFor[Out]()
 	}
-	sdk.AddTool(s, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+	if tool.Title == "" && tool.Annotations != nil {
+		tool.Title = tool.Annotations.Title
+	}
+	resolved, err := tool.InputSchema.(*jsonschema.Schema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tilookup mcp: input schema of %s: %v", tool.Name, err)) // a programming error, caught by the tests
+	}
+	s.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("internal error in %s (please report it): %v", tool.Name, p)
+				res, err = errorResult(fmt.Errorf("internal error in %s (please report it): %v", tool.Name, p)), nil
 			}
 		}()
-		res, out, err = h(ctx, req, in)
+		in, err := decodeInput[In](resolved, req.Params.Arguments)
 		if err != nil {
-			err = toolError(err)
+			return errorResult(err), nil
 		}
-		return res, out, err
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			return errorResult(toolError(err)), nil
+		}
+		if res == nil || res.StructuredContent == nil {
+			data, err := marshal(out)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			res = answer(data)
+		}
+		return res, nil
 	})
+}
+
+// decodeInput is the arguments of a call as In, with the schema's
+// defaults applied; an argument the schema refuses is the call's error.
+func decodeInput[In any](resolved *jsonschema.Resolved, args json.RawMessage) (In, error) {
+	var in In
+	v := map[string]any{}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &v); err != nil {
+			return in, fmt.Errorf("the arguments are not a JSON object: %v", err)
+		}
+	}
+	if err := resolved.ApplyDefaults(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	if err := resolved.Validate(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	return in, nil
+}
+
+// errorResult is a tool error: the model reads it and may try again.
+func errorResult(err error) *sdk.CallToolResult {
+	var r sdk.CallToolResult
+	r.SetError(err)
+	return &r
 }
 
 // toolError is the CLI's one-line message for err, without the program
@@ -107,9 +182,13 @@ func toolError(err error) error {
 }
 
 // schemaFor is the JSON schema of T as the SDK would infer it, except that
-// json.Number (the service's counts, kept exact) is a number.
+// json.Number (the service's counts, kept exact) is a number and a record
+// (a preview record, which keeps its order) an object.
 func schemaFor[T any]() *jsonschema.Schema {
-	numbers := map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.Number](): {Type: "number"}}
+	numbers := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.Number](): {Type: "number"},
+		reflect.TypeFor[record]():      {Type: "object", Description: "a record, fields in the service's order"},
+	}
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: numbers})
 	if err != nil {
 		panic(fmt.Sprintf("tilookup mcp: schema of %T: %v", *new(T), err)) // a programming error, caught by the tests

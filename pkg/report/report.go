@@ -89,6 +89,10 @@ func (r *Report) Summarize() Summary {
 	return s
 }
 
+// Counted is the total a report prints: the values looked up and those
+// skipped. The CLI's triage and the MCP server both count with it.
+func (s Summary) Counted() int { return s.Total + s.Skipped }
+
 // Kind is the failure kind of a failed indicator, for error objects.
 func (i Indicator) Kind() failure.Kind { return failure.KindOf(i.Err) }
 

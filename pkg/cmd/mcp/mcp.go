@@ -4,7 +4,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,7 +104,7 @@ other commands; --sandbox serves against the built-in demo server.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `127.0.0.1:PORT`")
 	fl.StringVar(&opts.TokenFile, "http-token-file", "", "read the --http bearer token from `FILE`")
-	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "lookups in flight per call")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "server's lookups in flight")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
@@ -163,9 +164,9 @@ func readToken(file string) (string, error) {
 	if file == "" {
 		return server.NewToken(), nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := readSecret(file)
 	if err != nil {
-		return "", failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+		return "", err
 	}
 	tok, _, _ := strings.Cut(string(b), "\n")
 	tok = strings.TrimSpace(tok)
@@ -175,9 +176,40 @@ func readToken(file string) (string, error) {
 	return tok, nil
 }
 
-// clients builds each API client, and triage's skip rules, once, on first
-// use, so that the offline tools work without a base URL or token; a
-// failure is retried on the next call, where the tool reports it.
+// maxTokenFile bounds what is read of --http-token-file: a token is a
+// line, and a link to /dev/zero must not fill the memory.
+const maxTokenFile = 4 << 10
+
+// readSecret reads a file that holds a secret, as ssh reads a key: a
+// regular file (opened without blocking, so that a FIFO is refused rather
+// than waited on), that no one else may read or change, of at most
+// maxTokenFile bytes.
+func readSecret(file string) ([]byte, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, failure.New(failure.Config, "%s is not a regular file (%s): the token file must be one", file, fi.Mode().Type())
+	}
+	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return nil, failure.New(failure.Config, "%s: permissions %04o are too open: the token must be readable by you only (chmod 600 %s)", file, perm, file)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return nil, failure.Wrap(failure.Config, err, cmdutil.CannotRead(file, err).Error())
+	}
+	if len(b) > maxTokenFile {
+		return nil, failure.New(failure.Config, "%s is larger than %d bytes: the token file holds the token on its first line", file, maxTokenFile)
+	}
+	return b, nil
+}
+
 type clients struct {
 	opts   *Options
 	mu     sync.Mutex
@@ -207,7 +239,11 @@ func (c *clients) searcher(limit int) (lookup.Searcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cmdutil.ServiceSearcher(cl, limit, false, false, c.opts.Cache), nil
+	// Raw: the answer's bytes and its count only. The server reads them
+	// as a stream within its own bounds (pkg/mcp, digest.go), so that no
+	// answer is decoded whole: 10M results, or a preview record of 1M
+	// keys, cost their bytes, not gigabytes of maps (issue 28).
+	return cmdutil.ServiceSearcher(cl, limit, true, false, c.opts.Cache), nil
 }
 
 func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {
@@ -241,9 +277,7 @@ func serveStdio(ctx context.Context, opts *Options, s *sdk.Server) error {
 	if opts.IO.IsStdinTTY() {
 		fmt.Fprintln(opts.IO.ErrOut, "tilookup mcp speaks the Model Context Protocol on stdin and stdout: an assistant launches it (see tilookup mcp --help). Press Ctrl-C to stop.")
 	}
-	p := newPending()
-	in := &countingReader{ctx: ctx, p: p, r: bufio.NewReader(opts.IO.In)}
-	err := s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: &countingWriter{p: p, w: opts.IO.Out}})
+	err := serveIO(ctx, s, opts.IO.In, opts.IO.Out)
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +20,8 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	server "github.com/tilookup/tilookup/pkg/mcp"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
@@ -228,21 +231,95 @@ func TestBadSettings(t *testing.T) {
 	}
 }
 
-func TestCount(t *testing.T) {
-	for line, want := range map[string][2]int{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`:                   {1, 0},
-		`{"jsonrpc":"2.0","id":"a","result":{}}`:                           {0, 1},
-		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601}}`:                 {0, 1},
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`:           {0, 0},
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`: {0, 1},
-		`[{"id":1,"method":"a"},{"id":2,"method":"b"},{"method":"c"}]`:     {2, 0},
-		`not json`: {0, 0},
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`:      {0, 0},
-		"  {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\r\n": {1, 0},
-	} {
-		if r, a := count([]byte(line)); r != want[0] || a != want[1] {
-			t.Errorf("count(%s) = %d requests, %d answers; want %v", line, r, a, want)
+// A hostile or broken client cannot end the session or hang the server
+// (issue 28): a line that is not JSON, one that is not JSON-RPC, one over
+// the frame cap and a request whose id is in flight each get a JSON-RPC
+// error while a call is in flight, whose answer still arrives; at the end
+// of input the server answers what it owes and exits.
+func TestStdioBadLines(t *testing.T) {
+	release := make(chan struct{})
+	s := server.New(server.Config{
+		Version: "test",
+		Searcher: func(int) (lookup.Searcher, error) {
+			return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+				<-release
+				return api.DecodeSearch([]byte(`{"query":"` + v + `","results":[]}`))
+			}), nil
+		},
+		MaxBytes: server.DefaultMaxBytes,
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- serveIO(context.Background(), s, inR, outW) }()
+	send := func(msg string) { _, _ = io.WriteString(inW, msg+"\n") }
+	lines := make(chan []byte)
+	go func() {
+		replies := bufio.NewScanner(outR)
+		replies.Buffer(nil, 1<<20)
+		for replies.Scan() {
+			lines <- bytes.Clone(replies.Bytes())
 		}
+		close(lines)
+	}()
+	next := func() map[string]any {
+		t.Helper()
+		var line []byte
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("stdout ended: the session is over")
+			}
+			line = l
+		case <-time.After(10 * time.Second):
+			t.Fatal("no reply")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("stdout is not only JSON-RPC: %q", line)
+		}
+		return m
+	}
+	wantError := func(id any, code float64) {
+		t.Helper()
+		m := next()
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != id || e == nil || e["code"] != code {
+			t.Fatalf("want error %v for id %v, got %v", code, id, m)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	next()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"values":["a.example"]}}}`)
+	send(`this is not json`)
+	wantError(nil, -32700)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"values":["b.example"]}}}`)
+	wantError(2.0, -32600)
+	send(`{"hello":"world"}`)
+	wantError(nil, -32600)
+	go send(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("x", maxFrame) + `"}}`)
+	wantError(nil, -32600)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if m := next(); m["id"] != 3.0 || m["result"] == nil {
+		t.Fatalf("ping after bad lines: %v", m)
+	}
+	// The same id again, then the end of input: the server answers the
+	// call in flight and exits.
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"values":["c.example"]}}}`)
+	wantError(2.0, -32600)
+	inW.Close()
+	close(release)
+	if m := next(); m["id"] != 2.0 || m["result"] == nil || m["result"].(map[string]any)["isError"] == true {
+		t.Fatalf("the call in flight: %v", m)
+	}
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, io.EOF) {
+			t.Fatalf("run after EOF: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop at the end of stdin")
 	}
 }
 
@@ -268,5 +345,26 @@ func TestSkipperFromSettings(t *testing.T) {
 	c = &clients{opts: c.opts}
 	if _, err := c.skipper(); err == nil || !strings.Contains(err.Error(), "missing.txt") {
 		t.Fatalf("a missing allow-list: %v", err)
+	}
+}
+
+// --rate holds for the whole server: every call searches through one
+// client, whose limiter is the rate (a client per call would give each
+// call the whole rate).
+func TestOneClientForEveryCall(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	opts := testOptions(t, ios, "30KiB")
+	opts.Rate = 2
+	made := 0
+	client := opts.Client
+	opts.Client = func(f cmdutil.ClientFor, c int) (*api.Client, error) { made++; return client(f, c) }
+	c := &clients{opts: opts}
+	for range 3 {
+		if _, err := c.searcher(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if made != 1 {
+		t.Fatalf("%d clients made for 3 calls, want one shared (its limiter is the server's rate)", made)
 	}
 }

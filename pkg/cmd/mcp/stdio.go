@@ -5,35 +5,68 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
-	"math"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// pending counts the requests read from stdin and the answers written to
-// stdout, so that the end of stdin waits for the answers still owed:
-// `tilookup mcp < requests.jsonl` answers every request, as a script
-// expects, instead of dropping the calls in flight when input ends.
+// maxFrame is the largest message read from stdin: the SDK's own cap. A
+// longer line is read through and dropped, never held whole (issue 28: a
+// 1 GiB line cost 2.1 GB).
+const maxFrame = sdk.DefaultMaxLineLength
+
+// serveIO runs s on newline-delimited JSON-RPC from in to out, with the
+// checks of stdin and the wait for the answers owed at its end.
+func serveIO(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer) error {
+	p := newPending()
+	w := &stdout{p: p, w: out}
+	return s.Run(ctx, &sdk.IOTransport{Reader: newStdin(ctx, in, p, w), Writer: w})
+}
+
+// pending tracks the requests read from stdin whose answers are still
+// owed, by id, so that the end of stdin waits for them: `tilookup mcp <
+// requests.jsonl` answers every request, as a script expects, instead of
+// dropping the calls in flight when input ends. Ids, not counts: a
+// request whose id is already in flight is refused here (the SDK would
+// answer only one of the two, and a count would then wait for ever).
 type pending struct {
-	mu       sync.Mutex
-	changed  *sync.Cond
-	asked    int
-	answered int
+	mu      sync.Mutex
+	changed *sync.Cond
+	owed    map[string]bool
+	broken  bool // stdout failed: no answer can arrive
 }
 
 func newPending() *pending {
-	p := &pending{}
+	p := &pending{owed: map[string]bool{}}
 	p.changed = sync.NewCond(&p.mu)
 	return p
 }
 
-func (p *pending) add(asked, answered int) {
-	if asked == 0 && answered == 0 {
-		return
-	}
+// ask records a request; false when its id is already in flight.
+func (p *pending) ask(id string) bool {
 	p.mu.Lock()
-	p.asked += asked
-	p.answered += answered
+	defer p.mu.Unlock()
+	if p.owed[id] {
+		return false
+	}
+	p.owed[id] = true
+	return true
+}
+
+// done records the answer to id (or its cancellation, which has none).
+func (p *pending) done(id string) {
+	p.mu.Lock()
+	delete(p.owed, id)
+	p.mu.Unlock()
+	p.changed.Broadcast()
+}
+
+func (p *pending) fail() {
+	p.mu.Lock()
+	p.broken = true
 	p.mu.Unlock()
 	p.changed.Broadcast()
 }
@@ -48,103 +81,196 @@ func (p *pending) wait(ctx context.Context) {
 	defer stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.answered < p.asked && ctx.Err() == nil {
+	for len(p.owed) > 0 && !p.broken && ctx.Err() == nil {
 		p.changed.Wait()
 	}
 }
 
-// message is what counting needs of a JSON-RPC message.
+// message is what tracking needs of a JSON-RPC message.
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
 }
 
-// count reads one line: how many requests (an id and a method) and how
-// many answers (an id, no method) it holds. A cancelled request gets no
-// answer, so its notice counts as one. A line that is not JSON counts as
-// nothing: the SDK answers it with a parse error of its own.
-func count(line []byte) (requests, answers int) {
+// idKey is an id as a map key: its JSON, compacted ("1" and 1 differ, as
+// in JSON-RPC); "" for none or null.
+func idKey(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil || b.String() == "null" {
+		return ""
+	}
+	return b.String()
+}
+
+// messages parses one line: a message or a batch of them.
+func messages(line []byte) ([]message, error) {
 	line = bytes.TrimSpace(line)
 	var msgs []message
 	if len(line) > 0 && line[0] == '[' {
-		_ = json.Unmarshal(line, &msgs)
-	} else {
-		var m message
-		if json.Unmarshal(line, &m) == nil {
-			msgs = []message{m}
-		}
+		return msgs, json.Unmarshal(line, &msgs)
 	}
-	for _, m := range msgs {
-		switch {
-		case m.Method == "notifications/cancelled":
-			answers++
-		case len(m.ID) == 0 || string(m.ID) == "null":
-		case m.Method != "":
-			requests++
-		default:
-			answers++
-		}
-	}
-	return requests, answers
+	var m message
+	err := json.Unmarshal(line, &m)
+	return []message{m}, err
 }
 
-// countingReader passes stdin through line by line, counting requests;
-// at the end of input it waits for their answers before reporting EOF.
-type countingReader struct {
+// stdin hands the SDK one checked message at a time. A line that is not
+// JSON gets a parse error (-32700), one that is not a JSON-RPC message an
+// invalid-request error (-32600), a line beyond the frame cap or a
+// request whose id is in flight the same; the session goes on. The SDK
+// itself ends the session on any of these, losing the calls in flight.
+type stdin struct {
 	ctx  context.Context
 	p    *pending
 	r    *bufio.Reader
-	line []byte
+	out  *stdout
+	line []byte // what is left of the current message
 }
 
-func (c *countingReader) Read(b []byte) (int, error) {
-	if len(c.line) == 0 {
-		line, err := c.r.ReadBytes('\n')
-		if len(line) == 0 {
+func newStdin(ctx context.Context, r io.Reader, p *pending, out *stdout) *stdin {
+	return &stdin{ctx: ctx, p: p, r: bufio.NewReaderSize(r, 64<<10), out: out}
+}
+
+func (s *stdin) Read(b []byte) (int, error) {
+	for len(s.line) == 0 {
+		line, tooLong, err := s.frame()
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			s.line = s.check(line, tooLong)
+		}
+		if err != nil && len(s.line) == 0 {
 			if err == io.EOF {
-				c.p.wait(c.ctx)
+				s.p.wait(s.ctx)
 			}
 			return 0, err
 		}
-		asked, _ := count(line)
-		c.p.add(asked, 0)
-		c.line = line
 	}
-	n := copy(b, c.line)
-	c.line = c.line[n:]
+	n := copy(b, s.line)
+	s.line = s.line[n:]
 	return n, nil
 }
 
-func (c *countingReader) Close() error { return nil }
+// frame reads one line of at most maxFrame bytes; a longer one is read
+// to its end and dropped (tooLong).
+func (s *stdin) frame() (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > maxFrame {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
+	}
+}
 
-// countingWriter passes stdout through, counting the answers in each
-// complete line. Once stdout fails no answer can arrive, so nothing is
-// owed any more.
-type countingWriter struct {
+// check returns the line to hand the SDK, or nil when the line was
+// answered here.
+func (s *stdin) check(line []byte, tooLong bool) []byte {
+	if tooLong {
+		s.out.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message larger than %d bytes, ignored", maxFrame))
+		return nil
+	}
+	msgs, err := messages(line)
+	if err != nil {
+		if !json.Valid(bytes.TrimSpace(line)) {
+			s.out.reply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
+		} else {
+			s.out.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message")
+		}
+		return nil
+	}
+	if len(msgs) == 1 && bytes.TrimSpace(line)[0] != '[' {
+		if _, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); err != nil {
+			s.out.reply(msgs[0].ID, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+			return nil
+		}
+	}
+	for i, m := range msgs {
+		switch id := idKey(m.ID); {
+		case m.Method == "notifications/cancelled":
+			// A cancelled request gets no answer.
+			s.p.done(idKey(m.Params.RequestID))
+		case id == "" || m.Method == "":
+			// A notification, or the client's answer to the server.
+		case !s.p.ask(id):
+			if len(msgs) > 1 {
+				for _, m := range msgs[:i] {
+					s.p.done(idKey(m.ID))
+				}
+			}
+			s.out.reply(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: a request with id "+id+" is still in flight")
+			return nil
+		}
+	}
+	if !bytes.HasSuffix(line, []byte("\n")) {
+		line = append(line, '\n')
+	}
+	return line
+}
+
+func (s *stdin) Close() error { return nil }
+
+// stdout passes the SDK's messages through, noting the answers in each
+// complete line; reply writes the answers of stdin's own errors between
+// them. The SDK writes one whole message per Write.
+type stdout struct {
 	p       *pending
 	w       io.Writer
 	mu      sync.Mutex
 	partial []byte
 }
 
-func (c *countingWriter) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, err := c.w.Write(b)
+func (s *stdout) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.w.Write(b)
 	if err != nil {
-		c.p.add(0, math.MaxInt32)
+		s.p.fail()
 	}
-	c.partial = append(c.partial, b[:n]...)
+	s.partial = append(s.partial, b[:n]...)
 	for {
-		i := bytes.IndexByte(c.partial, '\n')
+		i := bytes.IndexByte(s.partial, '\n')
 		if i < 0 {
 			break
 		}
-		_, answered := count(c.partial[:i])
-		c.p.add(0, answered)
-		c.partial = c.partial[i+1:]
+		msgs, _ := messages(s.partial[:i])
+		for _, m := range msgs {
+			if m.Method == "" {
+				s.p.done(idKey(m.ID))
+			}
+		}
+		s.partial = s.partial[i+1:]
+	}
+	if len(s.partial) == 0 {
+		s.partial = nil // not keep the largest answer's array
 	}
 	return n, err
 }
 
-func (c *countingWriter) Close() error { return nil }
+// reply writes a JSON-RPC error answer to id (nil: null) on its own line.
+func (s *stdout) reply(id json.RawMessage, code int64, msg string) {
+	if idKey(id) == "" {
+		id = json.RawMessage("null")
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	fmt.Fprintf(&b, `,"error":{"code":%d,"message":`, code)
+	m, _ := json.Marshal(msg)
+	b.Write(m)
+	b.WriteString("}}\n")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.w.Write(b.Bytes()); err != nil {
+		s.p.fail()
+	}
+}
+
+func (s *stdout) Close() error { return nil }

@@ -138,7 +138,7 @@ func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
 }
 
 func newSummaryJSON(s report.Summary) summaryJSON {
-	return summaryJSON{Total: s.Total + s.Skipped, Matched: s.Matched, NoMatch: s.NoMatch,
+	return summaryJSON{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch,
 		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType}
 }
 

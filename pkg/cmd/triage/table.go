@@ -81,7 +81,7 @@ func plural(n int, one, many string) string {
 
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
 	fmt.Fprintf(&t.b, "%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped\n",
-		plural(sum.Total+sum.Skipped, "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+		plural(sum.Counted(), "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
 	if sum.Interrupted {
 		// A report read later, or pasted on, must not pass for the whole.
 		t.b.WriteString("Incomplete: the run was interrupted; only the values looked up before it stopped are here.\n")
