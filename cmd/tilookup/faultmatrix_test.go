@@ -37,7 +37,7 @@ import (
 //
 //	fault                      search events  bulk kind
 //	400                        2      2       bad_request
-//	401                        4      4       auth
+//	401                        4      4       auth          (the values after it not_sent)
 //	403                        4      4       forbidden
 //	404                        5      5       not_found
 //	429, no Retry-After        6      6       rate_limited
@@ -47,7 +47,7 @@ import (
 //	502 with an HTML page      6      6       server
 //	503                        6      6       server
 //	504                        6      6       server
-//	connection refused         6      6       network       (every value)
+//	connection refused         6      6       network       (a few; the rest not_sent)
 //	reset mid-body             6      6       network
 //	truncated JSON             6      6       network
 //	malformed JSON             6      6       decode
@@ -438,12 +438,17 @@ func checkFaultBulk(t *testing.T, tc faultCase, res runResult, token string, val
 			t.Fatalf("bulk line %d is for %q, want %q: out of order", i+1, r.Query, values[i])
 		}
 		fails := tc.kind != "" && (faulted[i] || tc.refused)
-		// After a 401, the values not yet sent are not sent: the token
-		// is refused for all of them (lookup.StopOnRefusedToken).
-		if tc.kind == failure.Auth && r.Error != nil && r.Error.Kind == string(failure.Auth) && strings.HasPrefix(r.Error.Message, "not sent:") {
+		// After a 401, or a few values in a row that could not connect,
+		// the values not yet sent are not sent (lookup.StopSending).
+		notSent := r.Error != nil && r.Error.Kind == string(failure.NotSent)
+		if notSent {
+			if tc.kind != failure.Auth && tc.kind != failure.Network || !strings.HasPrefix(r.Error.Message, "not sent:") {
+				t.Errorf("bulk line %d (%s): not sent after a %s failure: %s", i+1, values[i], tc.kind, r.Error.Message)
+			}
 			fails = true
 		}
 		switch {
+		case notSent:
 		case fails && r.Error == nil:
 			t.Errorf("bulk line %d (%s): no error record, want kind %s", i+1, values[i], tc.kind)
 		case fails && r.Error.Kind != string(tc.kind):
@@ -522,6 +527,70 @@ func TestTLSSettings(t *testing.T) {
 			}
 			if tc.code == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
 				t.Errorf("no result printed: %q", res.stdout)
+			}
+		})
+	}
+}
+
+// A service that cannot be reached at all, with the default retries: a
+// real closed port and a name that cannot resolve (.invalid, RFC 6761).
+// 2,000 values end in seconds, not the minutes of retrying each one, with
+// 2,000 records, the closing line saying once why, and exit 6.
+func TestUnreachableServiceStopsARun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary over 2,000 values")
+	}
+	bin := buildBinary(t)
+	const n = 2000
+	values := make([]string, n)
+	for i := range values {
+		values[i] = fmt.Sprintf("host-%04d.example.com", i)
+	}
+	stdin := []byte(strings.Join(values, "\n") + "\n")
+	for _, tc := range []struct{ name, url, cause string }{
+		{"closed-port", closedPortURL(t), "connection refused"},
+		{"invalid-host", "https://tilookup-unreachable.invalid", "tilookup-unreachable.invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+				"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"), "TILOOKUP_TOKEN=tok-unreachable",
+				"TILOOKUP_BASE_URL=" + tc.url, "NO_COLOR=1"}
+			res := runBinary(t, bin, env, stdin, "search", "-o", "ndjson")
+			t.Logf("exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
+			if res.code != failure.ExitService {
+				t.Errorf("exit %d, want %d", res.code, failure.ExitService)
+			}
+			if res.took > 15*time.Second {
+				t.Errorf("%d values took %s against a service that cannot be reached", n, res.took)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(res.stdout), "\n"), "\n")
+			if len(lines) != n {
+				t.Fatalf("%d records for %d values", len(lines), n)
+			}
+			notSent := 0
+			for i, line := range lines {
+				var r struct {
+					Query string                `json:"query"`
+					Error struct{ Kind string } `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(line), &r); err != nil || r.Query != values[i] {
+					t.Fatalf("record %d: %v: %q", i+1, err, line)
+				}
+				switch r.Error.Kind {
+				case string(failure.NotSent):
+					notSent++
+				case string(failure.Network):
+				default:
+					t.Fatalf("record %d: kind %q, want network or not_sent", i+1, r.Error.Kind)
+				}
+			}
+			if notSent < n-20 {
+				t.Errorf("only %d of %d values were not sent", notSent, n)
+			}
+			s := string(res.stderr)
+			if strings.Count(s, "\n") != 1 || !strings.Contains(s, "not sent:") || !strings.Contains(s, tc.cause) {
+				t.Errorf("stderr is not one closing line saying why (%q): %q", tc.cause, s)
 			}
 		})
 	}

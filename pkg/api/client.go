@@ -559,7 +559,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 // whose cause tells the value's overall deadline apart from the
 // per-request timeout.
 func (c *Client) transportError(ctx context.Context, op string, err error) error {
-	e := &APIError{Op: op, Kind: failure.Network, Err: err}
+	e := &APIError{Op: op, Kind: failure.Network, Err: err, unreachable: dialFailed(err)}
 	var netErr net.Error
 	switch {
 	case errors.Is(context.Cause(ctx), errDeadline):

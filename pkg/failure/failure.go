@@ -28,6 +28,11 @@ const (
 	NoMatch     Kind = "no_match"     // nothing matched, reported only with --exit-status
 	Interrupted Kind = "interrupted"  // SIGINT or SIGTERM
 	IO          Kind = "io"           // reading input or writing output failed (disk full, a directory given as a file)
+	// NotSent is a value a run did not send, because earlier values
+	// showed that it could not succeed (a refused token, a service that
+	// cannot be reached). Its exit code is that of the failure that
+	// stopped the run: see NotSentBecause.
+	NotSent Kind = "not_sent"
 )
 
 // Exit codes, as documented in the README and `tilookup help exit-codes`.
@@ -121,7 +126,31 @@ func KindOf(err error) Kind {
 }
 
 // ExitCode returns the exit code for err (0 for nil).
-func ExitCode(err error) int { return KindOf(err).ExitCode() }
+func ExitCode(err error) int {
+	var ns *notSent
+	if errors.As(err, &ns) {
+		return ns.why.ExitCode()
+	}
+	return KindOf(err).ExitCode()
+}
+
+// notSent is the error of a value never sent: its kind is NotSent, so
+// that a record tells it from a value that was sent and failed, and its
+// exit code is that of why, the failure that stopped the run (a refused
+// token exits 4, an unreachable service 6).
+type notSent struct {
+	err *Error
+	why Kind
+}
+
+func (e *notSent) Error() string     { return e.err.Error() }
+func (e *notSent) FailureKind() Kind { return NotSent }
+
+// NotSentBecause is the error of a value not sent because an earlier
+// value failed with kind why.
+func NotSentBecause(why Kind, msg, hint string) error {
+	return &notSent{err: &Error{Kind: NotSent, Msg: msg, Hint: hint}, why: why}
+}
 
 // Max returns the larger of two exit codes, the rule for several queries.
 func Max(a, b int) int {

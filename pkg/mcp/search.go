@@ -66,7 +66,7 @@ type match struct {
 }
 
 type errorInfo struct {
-	Kind    string `json:"kind" jsonschema:"usage, input, bad_request, config, auth, forbidden, not_found, rate_limited, server, network, timeout, decode or interrupted"`
+	Kind    string `json:"kind" jsonschema:"usage, input, bad_request, config, auth, forbidden, not_found, rate_limited, server, network, timeout, decode, not_sent or interrupted"`
 	Status  int    `json:"status,omitempty" jsonschema:"the HTTP status, when the service answered"`
 	Message string `json:"message"`
 }
