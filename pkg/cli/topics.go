@@ -84,7 +84,7 @@ func ExitCodes() []Entry {
 		{"4", "authentication or permission refused (401, 403)"},
 		{"5", "not found (404)"},
 		{"6", "service or network failure: 5xx, timeout, connection error, a response that cannot be read"},
-		{"130", "interrupted (Ctrl-C, SIGTERM)"},
+		{"130", "interrupted (Ctrl-C, SIGTERM, SIGHUP)"},
 	}
 }
 

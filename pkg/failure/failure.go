@@ -26,7 +26,7 @@ const (
 	Timeout     Kind = "timeout"      // the per-request or overall deadline passed
 	Decode      Kind = "decode"       // a response that could not be read as the spec says
 	NoMatch     Kind = "no_match"     // nothing matched, reported only with --exit-status
-	Interrupted Kind = "interrupted"  // SIGINT or SIGTERM
+	Interrupted Kind = "interrupted"  // SIGINT, SIGTERM or SIGHUP
 	IO          Kind = "io"           // reading input or writing output failed (disk full, a directory given as a file)
 	// NotSent is a value a run did not send, because earlier values
 	// showed that it could not succeed (a refused token, a service that

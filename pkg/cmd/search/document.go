@@ -57,8 +57,8 @@ func (c *collector) Flush() error { return nil }
 // runDocument looks every value up, then writes the document. An
 // interrupted run still writes what it has: the complete prefix.
 // bar is the progress bar, or nil.
-func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, searcher lookup.Searcher, multi bool, bar *progress) error {
-	c := &collector{sink: sink{io: opts.IO, multi: multi, bar: bar}, doc: &report.Report{Time: time.Now().UTC()}}
+func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, searcher lookup.Searcher, multi bool, bar *progress, total func() int) error {
+	c := &collector{sink: sink{io: opts.IO, multi: multi, bar: bar, skipped: opts.Skip, total: total}, doc: &report.Report{Time: time.Now().UTC()}}
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, c)
 	c.bar.finish()
 	if !multi && runErr != nil {
@@ -72,8 +72,7 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 	if !multi {
 		return c.tally.Err(nil, opts.ExitStatus)
 	}
-	c.report(c.doc.Interrupted)
-	return c.tally.Err(runErr, opts.ExitStatus)
+	return c.finish(runErr, opts.ExitStatus)
 }
 
 // documentTitle is the value searched, or how many there were.
