@@ -589,7 +589,7 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 				t.Errorf("only %d of %d values were not sent", notSent, n)
 			}
 			s := string(res.stderr)
-			if strings.Count(s, "\n") != 1 || !strings.Contains(s, "not sent:") || !strings.Contains(s, tc.cause) {
+			if strings.Count(s, "\n") != 1 || !strings.Contains(s, "nothing more was sent: 3 values in a row could not reach the service") || !strings.Contains(s, tc.cause) {
 				t.Errorf("stderr is not one closing line saying why (%q): %q", tc.cause, s)
 			}
 		})

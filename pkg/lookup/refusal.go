@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -86,4 +87,15 @@ func unreachableCause(err error) string {
 		return e.Message
 	}
 	return err.Error()
+}
+
+// NothingMoreSent is the one line that says a run stopped sending and
+// why, made from a value's failure.NotSent error; ok is false for any
+// other error. Search's closing line, triage's table and the MCP tools say
+// it once instead of one identical line per value.
+func NothingMoreSent(err error) (line string, ok bool) {
+	if failure.KindOf(err) != failure.NotSent {
+		return "", false
+	}
+	return "nothing more was sent: " + strings.TrimPrefix(err.Error(), "not sent: "), true
 }

@@ -157,6 +157,11 @@ func allFailed(results []looked) error {
 	if len(results) == 1 {
 		return results[0].Err
 	}
+	for _, r := range results {
+		if line, ok := lookup.NothingMoreSent(r.Err); ok {
+			return fmt.Errorf("all %d values failed; %s", len(results), line)
+		}
+	}
 	return fmt.Errorf("all %d values failed; the first, %s: %w", len(results), clean(results[0].Item.Input, noteRunes), results[0].Err)
 }
 

@@ -534,6 +534,9 @@ func (s *sink) interruptedLine(fromCache string) string {
 type whyFailed struct {
 	reasons []reason
 	n       int // failures counted
+	// stopped: the run stopped sending (a refused token, a service that
+	// cannot be reached); that is the news, however many values it cost.
+	stopped string
 }
 
 type reason struct {
@@ -549,6 +552,9 @@ func (w *whyFailed) add(err error) {
 		return
 	}
 	w.n++
+	if line, ok := lookup.NothingMoreSent(err); ok && w.stopped == "" {
+		w.stopped = sanitize.Line(line)
+	}
 	status := 0
 	var withStatus interface{ HTTPStatus() int }
 	if errors.As(err, &withStatus) {
@@ -568,6 +574,9 @@ func (w *whyFailed) add(err error) {
 func (w *whyFailed) String() string {
 	if len(w.reasons) == 0 {
 		return ""
+	}
+	if w.stopped != "" {
+		return ": " + w.stopped
 	}
 	top := w.reasons[0]
 	for _, r := range w.reasons[1:] {

@@ -328,6 +328,11 @@ func TestARefusedTokenStopsTheStream(t *testing.T) {
 	if auth+notSent != 300 || notSent < 300-2*h.opts.Concurrency {
 		t.Fatalf("%d auth and %d not_sent records for 300 values", auth, notSent)
 	}
+	// The closing line says once that nothing more was sent, and why.
+	want := "300 values: 0 matched, 0 no match, 300 failed: nothing more was sent: the service refused the token for an earlier value; run `tilookup auth login` or set TILOOKUP_TOKEN, then run again\n"
+	if got := h.errOut.String(); got != want {
+		t.Fatalf("closing line\n got %q\nwant %q", got, want)
+	}
 }
 
 func TestClosingLineNamesTheCommonReason(t *testing.T) {

@@ -535,3 +535,24 @@ func TestInterruptedTableSaysItIsIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// A refused token: the table says once that nothing more was sent and
+// why, not one long 401 line per indicator.
+func TestRefusedTokenIsOneLine(t *testing.T) {
+	h := newHarness(t, output.Table)
+	for i := range 23 {
+		fmt.Fprintf(h.in, "seen at host%d.example.com\n", i)
+	}
+	h.reg.Register("401", httpmock.Any(), httpmock.Status(401, nil, `{"message":"bad token"}`))
+	err := h.run()
+	if exitCode(err) != failure.ExitAuth {
+		t.Fatalf("err = %v (exit %d), want exit 4", err, exitCode(err))
+	}
+	out := h.out.String()
+	if n := strings.Count(out, "nothing more was sent: the service refused the token"); n != 1 {
+		t.Fatalf("%d lines say that nothing more was sent:\n%s", n, out)
+	}
+	if strings.Contains(out, "401") || !strings.Contains(out, "Failed (23)") || !strings.Contains(out, "host22.example.com") {
+		t.Fatalf("want the 23 values listed under one line, no 401 line each:\n%s", out)
+	}
+}
