@@ -104,6 +104,10 @@ type (
 		Failed      int            `json:"failed"`
 		Skipped     int            `json:"skipped"`
 		ByType      map[string]int `json:"by_type"`
+		// Interrupted: the run stopped (Ctrl-C, SIGTERM, SIGHUP) before
+		// every indicator was looked up; the document is the complete
+		// prefix, and must not pass for the whole report.
+		Interrupted bool `json:"interrupted"`
 	}
 )
 
@@ -134,7 +138,7 @@ func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
 
 func newSummaryJSON(s report.Summary) summaryJSON {
 	return summaryJSON{Total: s.Total + s.Skipped, Matched: s.Matched, NoMatch: s.NoMatch,
-		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType}
+		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted}
 }
 
 func httpStatus(err error) int {

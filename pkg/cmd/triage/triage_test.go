@@ -114,7 +114,7 @@ func TestSkippedValuesCostNoRequest(t *testing.T) {
 		`{"value":"10.0.0.5","type":"ipv4","status":"skipped","reason":"private address"}`,
 		`{"value":"127.0.0.1","type":"ipv4","status":"skipped","reason":"loopback address"}`,
 		`{"value":"169.254.1.1","type":"ipv4","status":"skipped","reason":"link-local address"}`,
-		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1}}}`,
+		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1},"interrupted":false}}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), h.out)
