@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -592,6 +593,99 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 			if strings.Count(s, "\n") != 1 || !strings.Contains(s, "nothing more was sent: 3 values in a row could not reach the service") || !strings.Contains(s, tc.cause) {
 				t.Errorf("stderr is not one closing line saying why (%q): %q", tc.cause, s)
 			}
+		})
+	}
+}
+
+// SIGHUP (an ssh drop, a closed terminal) is handled as SIGTERM: a JSON
+// array is closed, md and stix documents are written and say they are
+// incomplete, triage JSON's summary says "interrupted", and the closing
+// line says how far the run got.
+func TestSIGHUPEndsARunCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary")
+	}
+	bin := buildBinary(t)
+	token := randomToken(t)
+	srv, err := sandbox.Start(sandbox.Options{Token: token, Faults: "latency=100ms"}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var values []string
+	for i := range 200 {
+		values = append(values, fmt.Sprintf("host-%04d.example.com", i))
+	}
+	stdin := strings.Join(values, "\n") + "\n"
+	home := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"), "TILOOKUP_TOKEN=" + token,
+		"TILOOKUP_BASE_URL=" + srv.SearchURL, "NO_COLOR=1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		// check the whole stdout of the interrupted run
+		check func(out []byte) error
+	}{
+		{"json", []string{"search", "-o", "json", "-c", "2"}, func(out []byte) error {
+			var recs []json.RawMessage
+			if err := json.Unmarshal(out, &recs); err != nil {
+				return fmt.Errorf("not a closed JSON array: %v", err)
+			}
+			if len(recs) == 0 || len(recs) == len(values) {
+				return fmt.Errorf("%d records: not interrupted mid-run", len(recs))
+			}
+			return nil
+		}},
+		{"md", []string{"search", "-o", "md", "-c", "2"}, func(out []byte) error {
+			if !bytes.Contains(out, []byte("**Incomplete:**")) {
+				return errors.New("the Markdown does not say it is incomplete")
+			}
+			return nil
+		}},
+		{"stix", []string{"search", "-o", "stix", "-c", "2"}, func(out []byte) error {
+			if !bytes.Contains(out, []byte(`"abstract": "Incomplete: the run was interrupted"`)) || !json.Valid(out) {
+				return errors.New("the bundle has no note saying it is incomplete")
+			}
+			return nil
+		}},
+		{"triage-json", []string{"triage", "-o", "json", "-c", "2", "--no-skip"}, func(out []byte) error {
+			var doc struct {
+				Summary struct {
+					Interrupted *bool `json:"interrupted"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal(out, &doc); err != nil {
+				return fmt.Errorf("not one JSON document: %v", err)
+			}
+			if doc.Summary.Interrupted == nil || !*doc.Summary.Interrupted {
+				return errors.New(`the summary does not say "interrupted": true`)
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Env, cmd.Dir = env, t.TempDir()
+			cmd.Stdin = strings.NewReader(stdin)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != failure.ExitInterrupted {
+				t.Fatalf("exit %v, want %d (stderr %q)", err, failure.ExitInterrupted, errOut.String())
+			}
+			if err := tc.check(out.Bytes()); err != nil {
+				t.Errorf("%v:\n%.600s", err, out.String())
+			}
+			checkClean(t, "stderr", errOut.Bytes(), token)
 		})
 	}
 }
