@@ -66,7 +66,8 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 	}
 	c.doc.Title = documentTitle(c.doc, multi)
 	c.doc.Interrupted = failure.KindOf(runErr) == failure.Interrupted
-	if err := writeDocument(opts.IO.Out, format, c.doc, opts); err != nil {
+	write := func(w io.Writer) error { return writeDocument(w, format, c.doc, opts) }
+	if err := export.Write(opts.IO.Out, opts.IO.IsStdoutTTY(), format == output.STIX, write); err != nil {
 		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 	}
 	if !multi {

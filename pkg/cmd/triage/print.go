@@ -63,13 +63,14 @@ func (w *documentWriter) Flush() error { return nil }
 func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) error {
 	// A document read later must say that it stops short.
 	w.rep.Skipped, w.rep.Interrupted = skipped, sum.Interrupted
-	var err error
-	if w.o.Format == output.STIX {
-		err = export.STIX(w.o.Out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
-	} else {
+	stix := w.o.Format == output.STIX
+	err := export.Write(w.o.Out, w.o.TTY, stix, func(out io.Writer) error {
+		if stix {
+			return export.STIX(out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
+		}
 		// Markdown goes into tickets: defanged unless asked otherwise.
-		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
-	}
+		return export.Markdown(out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
+	})
 	if err != nil {
 		return ioErr(err)
 	}
