@@ -3,11 +3,11 @@ package export
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"strings"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 

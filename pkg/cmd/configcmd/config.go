@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -190,7 +191,7 @@ func listRun(opts *Options) error {
 			src = "(" + src + ")"
 		}
 		// Values come from a file anyone may have edited: sanitized.
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(cfg.Get(k.Name)), src)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(redactValue(cfg.Get(k.Name))), src)
 	}
 	return tw.Flush()
 }
@@ -203,12 +204,22 @@ func listRecords(opts *Options, cfg Reader, format output.Format) error {
 	}
 	w := cmdutil.NewListWriter(format, opts.IO.Out, []string{"key", "value", "source"})
 	for _, k := range config.Keys {
-		e := entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)}
+		e := entry{k.Name, redactValue(cfg.Get(k.Name)), cfg.Source(k.Name)}
 		if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {
 			return err
 		}
 	}
 	return w.Close()
+}
+
+// redactValue hides the password (and user name) of a URL with user info
+// (https://alice:pw@ti.example), as every printed URL does; `config get`
+// prints the value as stored, for scripts that asked for it.
+func redactValue(v string) string {
+	if strings.Contains(v, "://") {
+		return api.RedactRawURL(v)
+	}
+	return v
 }
 
 // keyHelp lists the keys for `config --help`, wrapped to 80 columns.
