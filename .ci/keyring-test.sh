@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y dbus gnome-keyring libsecret-tools
+apt-get install -y dbus dbus-x11 gnome-keyring libsecret-tools procps
 
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH="/usr/local/go/bin:$PATH"
