@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y dbus gnome-keyring libsecret-tools
+apt-get install -y dbus dbus-x11 gnome-keyring libsecret-tools procps
 
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH="/usr/local/go/bin:$PATH"
@@ -68,7 +68,43 @@ nobus_log="$work/no-bus.log"
 env -u DBUS_SESSION_BUS_ADDRESS PATH="$work/emptybin" TILOOKUP_CREDENTIALS_CHILD=nobus \
 	"$work/credentials.test" -test.run '^TestSecretServiceNoSessionBus$' -test.v -test.count=1 </dev/null 2>&1 | tee "$nobus_log"
 expect_pass "$nobus_log" TestSecretServiceNoSessionBus
-grep -q 'no OS keyring is available' "$nobus_log"
-grep -q 'exec: "dbus-launch": executable file not found' "$nobus_log"
+grep -q 'there is no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)' "$nobus_log"
+
+# check_daemons LABEL: runs a few commands that read the keyring with the
+# binary $TL and fails if they left a dbus-daemon or gnome-keyring-daemon
+# running that was not there before (issue 25: every run used to add a
+# pair where there was no session bus, through dbus-launch).
+check_daemons() {
+	local label="$1" before after args out
+	# pgrep matches the 15-byte process name: gnome-keyring-d(aemon).
+	daemons() { echo $(($(pgrep -c -x dbus-daemon || true) + $(pgrep -c -x gnome-keyring-d || true))); }
+	before="$(daemons)"
+	for args in "auth status" "search 198.51.100.7" "search -f /dev/null" "auth token"; do
+		# shellcheck disable=SC2086 # each entry is a command line
+		out="$(HOME="$TLHOME" XDG_CONFIG_HOME="$TLHOME/.config" TILOOKUP_BASE_URL=https://ti.example.invalid \
+			"$TL" $args </dev/null 2>&1 >/dev/null || true)"
+		echo "keyring-daemons ($label): tilookup $args: $out"
+	done
+	sleep 1 # a daemon started in the background shows up a moment later
+	after="$(daemons)"
+	echo "keyring-daemons ($label): $before before, $after after"
+	if [ "$after" -gt "$before" ]; then
+		echo "keyring-test: tilookup left $((after - before)) D-Bus or keyring daemon(s) running ($label)" >&2
+		pgrep -a -x dbus-daemon >&2 || true
+		pgrep -a -x gnome-keyring-d >&2 || true
+		return 1
+	fi
+}
+
+echo "== No daemon left behind (dbus-launch on PATH, as on a desktop install)"
+command -v dbus-launch >/dev/null || { echo "keyring-test: dbus-launch (dbus-x11) is needed to show the leak" >&2; exit 1; }
+export TL="$work/tilookup" TLHOME="$work/home"
+mkdir -p "$TLHOME"
+env -u DBUS_SESSION_BUS_ADDRESS bash -c "$(declare -f check_daemons); check_daemons 'no session bus'" </dev/null 2>&1 | tee "$work/daemons-nobus.log"
+[ "${PIPESTATUS[0]}" = 0 ]
+grep -q 'there is no D-Bus session' "$work/daemons-nobus.log"
+dbus-run-session -- bash -c "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; sleep 1; $(declare -f check_daemons); check_daemons 'dbus-run-session'" </dev/null 2>&1 |
+	grep -v 'Failed to set fd limit' | tee "$work/daemons-session.log"
+[ "${PIPESTATUS[0]}" = 0 ]
 
 echo "keyring-test: all keyring tests passed"

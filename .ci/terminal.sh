@@ -6,7 +6,8 @@
 # Each run must have no logical line wider than the pane and must show its
 # important fields. Runs: a single-value search, --preview, a bulk run from a
 # pipe, `events me`, and `events me` through the default pager (less -FRX),
-# quit with q. Everything runs against the built-in sandbox.
+# quit with q; then bulk runs that must leave no progress bar behind
+# (`| head -1`, `| less`) and a Ctrl-C that must say "N of M". Everything runs against the built-in sandbox.
 #
 # With CI=true a missing tmux is a failure, not a skip.
 set -euo pipefail
@@ -124,6 +125,73 @@ if tmux -L "$sock" capture-pane -p -t t | grep -q '^__DONE__0'; then
 else
 	fail "pager: q did not end events me with exit 0"
 fi
+
+# Bulk runs at a paced rate (--rate), so that a run is still going when
+# the screen is read. 2,000 values.
+for i in $(seq 0 1999); do echo "h$i.example"; done >"$work/home/iocs.txt"
+
+# session NAME HEIGHT: a fresh pane running a plain shell, as run() starts.
+session() {
+	tmux -L "$sock" -f "$work/tmux.conf" new-session -d -x 80 -y "$2" -s "$1" \
+		"env -u COLUMNS -u PAGER -u TILOOKUP_PAGER -u LESS TERM=xterm-256color PATH=$work/bin:\$PATH HOME=$work/home XDG_CONFIG_HOME=$work/home/.config bash --norc --noprofile"
+}
+# wait_for NAME PATTERN [TENTHS]: until PATTERN is on the pane's screen.
+wait_for() {
+	for _ in $(seq 1 "${3:-100}"); do
+		tmux -L "$sock" capture-pane -p -t "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# no_bar NAME WHAT: no trace of a progress bar on the pane.
+no_bar() {
+	if tmux -L "$sock" capture-pane -p -t "$1" | grep -Eq 'searching|[0-9]+% \||█'; then
+		fail "$2: progress bar residue on screen: $(tmux -L "$sock" capture-pane -p -t "$1" | grep -E 'searching|%|█' | head -1)"
+	else
+		echo "ok   $2"
+	fi
+}
+
+# | head -1: the reader goes away after one line; nothing is left behind.
+session head 20
+tmux -L "$sock" send-keys -t head "tilookup search --sandbox --rate 50 -f ~/iocs.txt -o ndjson | head -1; echo __DONE__" Enter
+wait_for head '^__DONE__' 300 || fail "head: the run did not end after its reader went away"
+no_bar head "search -f FILE | head -1"
+tmux -L "$sock" kill-session -t head
+
+# | less: nothing is drawn over the pager's screen, nor left after q.
+session less 20
+tmux -L "$sock" send-keys -t less "tilookup search --sandbox --rate 50 -f ~/iocs.txt -o ndjson | less; echo __DONE__" Enter
+wait_for less '"query"' || fail "less: the pager showed no record"
+sleep 2 # the run goes on under the pager: a bar would be drawn by now
+no_bar less "search -f FILE | less (while paging)"
+tmux -L "$sock" send-keys -t less q
+wait_for less '^__DONE__' 300 || fail "less: q did not end the run"
+no_bar less "search -f FILE | less (after q)"
+tmux -L "$sock" kill-session -t less
+
+# > file: the bar shows, and Ctrl-C erases it and says "N of M" and how to
+# go on.
+session ctrlc 20
+tmux -L "$sock" send-keys -t ctrlc "tilookup search --sandbox --rate 50 -f ~/iocs.txt -o ndjson >~/out.ndjson; echo __DONE__\$?" Enter
+wait_for ctrlc 'searching' || fail "ctrl-c: no progress bar for a run into a file"
+tmux -L "$sock" send-keys -t ctrlc C-c
+if wait_for ctrlc '^__DONE__130'; then
+	screen=$(tmux -L "$sock" capture-pane -p -J -t ctrlc) # -J: the line as one, unwrapped
+	line=$(grep -E '^interrupted: [0-9]+ of 2000 values done' <<<"$screen" || true)
+	n=$(sed -E 's/^interrupted: ([0-9]+) of.*/\1/' <<<"$line")
+	if [ -z "$line" ] || ! grep -q -- "--skip $n\$" <<<"$line"; then
+		fail "ctrl-c: no 'N of 2000 values done ... --skip N' line: $screen"
+	elif [ "$(wc -l <"$work/home/out.ndjson")" != "$n" ]; then
+		fail "ctrl-c: $n values done but $(wc -l <"$work/home/out.ndjson") records written"
+	else
+		echo "ok   ctrl-c: $line"
+	fi
+	no_bar ctrlc "search -f FILE > out (after Ctrl-C)"
+else
+	fail "ctrl-c: the run did not end with 130"
+fi
+tmux -L "$sock" kill-session -t ctrlc
 
 if [ "$failures" -gt 0 ]; then
 	echo "terminal.sh: $failures failure(s); outputs kept in $work" >&2

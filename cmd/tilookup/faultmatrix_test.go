@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -37,7 +38,7 @@ import (
 //
 //	fault                      search events  bulk kind
 //	400                        2      2       bad_request
-//	401                        4      4       auth
+//	401                        4      4       auth          (the values after it not_sent)
 //	403                        4      4       forbidden
 //	404                        5      5       not_found
 //	429, no Retry-After        6      6       rate_limited
@@ -47,7 +48,7 @@ import (
 //	502 with an HTML page      6      6       server
 //	503                        6      6       server
 //	504                        6      6       server
-//	connection refused         6      6       network       (every value)
+//	connection refused         6      6       network       (a few; the rest not_sent)
 //	reset mid-body             6      6       network
 //	truncated JSON             6      6       network
 //	malformed JSON             6      6       decode
@@ -466,12 +467,17 @@ func checkFaultBulk(t *testing.T, tc faultCase, res runResult, token string, val
 			t.Fatalf("bulk line %d is for %q, want %q: out of order", i+1, r.Query, values[i])
 		}
 		fails := tc.kind != "" && (faulted[i] || tc.refused)
-		// After a 401, the values not yet sent are not sent: the token
-		// is refused for all of them (lookup.StopOnRefusedToken).
-		if tc.kind == failure.Auth && r.Error != nil && r.Error.Kind == string(failure.Auth) && strings.HasPrefix(r.Error.Message, "not sent:") {
+		// After a 401, or a few values in a row that could not connect,
+		// the values not yet sent are not sent (lookup.StopSending).
+		notSent := r.Error != nil && r.Error.Kind == string(failure.NotSent)
+		if notSent {
+			if tc.kind != failure.Auth && tc.kind != failure.Network || !strings.HasPrefix(r.Error.Message, "not sent:") {
+				t.Errorf("bulk line %d (%s): not sent after a %s failure: %s", i+1, values[i], tc.kind, r.Error.Message)
+			}
 			fails = true
 		}
 		switch {
+		case notSent:
 		case fails && r.Error == nil:
 			t.Errorf("bulk line %d (%s): no error record, want kind %s", i+1, values[i], tc.kind)
 		case fails && r.Error.Kind != string(tc.kind):
@@ -551,6 +557,163 @@ func TestTLSSettings(t *testing.T) {
 			if tc.code == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
 				t.Errorf("no result printed: %q", res.stdout)
 			}
+		})
+	}
+}
+
+// A service that cannot be reached at all, with the default retries: a
+// real closed port and a name that cannot resolve (.invalid, RFC 6761).
+// 2,000 values end in seconds, not the minutes of retrying each one, with
+// 2,000 records, the closing line saying once why, and exit 6.
+func TestUnreachableServiceStopsARun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary over 2,000 values")
+	}
+	bin := buildBinary(t)
+	const n = 2000
+	values := make([]string, n)
+	for i := range values {
+		values[i] = fmt.Sprintf("host-%04d.example.com", i)
+	}
+	stdin := []byte(strings.Join(values, "\n") + "\n")
+	for _, tc := range []struct{ name, url, cause string }{
+		{"closed-port", closedPortURL(t), "connection refused"},
+		{"invalid-host", "https://tilookup-unreachable.invalid", "tilookup-unreachable.invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+				"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"), "TILOOKUP_TOKEN=tok-unreachable",
+				"TILOOKUP_BASE_URL=" + tc.url, "NO_COLOR=1"}
+			res := runBinary(t, bin, env, stdin, "search", "-o", "ndjson")
+			t.Logf("exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
+			if res.code != failure.ExitService {
+				t.Errorf("exit %d, want %d", res.code, failure.ExitService)
+			}
+			if res.took > 15*time.Second {
+				t.Errorf("%d values took %s against a service that cannot be reached", n, res.took)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(res.stdout), "\n"), "\n")
+			if len(lines) != n {
+				t.Fatalf("%d records for %d values", len(lines), n)
+			}
+			notSent := 0
+			for i, line := range lines {
+				var r struct {
+					Query string                `json:"query"`
+					Error struct{ Kind string } `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(line), &r); err != nil || r.Query != values[i] {
+					t.Fatalf("record %d: %v: %q", i+1, err, line)
+				}
+				switch r.Error.Kind {
+				case string(failure.NotSent):
+					notSent++
+				case string(failure.Network):
+				default:
+					t.Fatalf("record %d: kind %q, want network or not_sent", i+1, r.Error.Kind)
+				}
+			}
+			if notSent < n-20 {
+				t.Errorf("only %d of %d values were not sent", notSent, n)
+			}
+			s := string(res.stderr)
+			if strings.Count(s, "\n") != 1 || !strings.Contains(s, "nothing more was sent: 3 values in a row could not reach the service") || !strings.Contains(s, tc.cause) {
+				t.Errorf("stderr is not one closing line saying why (%q): %q", tc.cause, s)
+			}
+		})
+	}
+}
+
+// SIGHUP (an ssh drop, a closed terminal) is handled as SIGTERM: a JSON
+// array is closed, md and stix documents are written and say they are
+// incomplete, triage JSON's summary says "interrupted", and the closing
+// line says how far the run got.
+func TestSIGHUPEndsARunCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real binary")
+	}
+	bin := buildBinary(t)
+	token := randomToken(t)
+	srv, err := sandbox.Start(sandbox.Options{Token: token, Faults: "latency=100ms"}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var values []string
+	for i := range 200 {
+		values = append(values, fmt.Sprintf("host-%04d.example.com", i))
+	}
+	stdin := strings.Join(values, "\n") + "\n"
+	home := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"), "TILOOKUP_TOKEN=" + token,
+		"TILOOKUP_BASE_URL=" + srv.SearchURL, "NO_COLOR=1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		// check the whole stdout of the interrupted run
+		check func(out []byte) error
+	}{
+		{"json", []string{"search", "-o", "json", "-c", "2"}, func(out []byte) error {
+			var recs []json.RawMessage
+			if err := json.Unmarshal(out, &recs); err != nil {
+				return fmt.Errorf("not a closed JSON array: %v", err)
+			}
+			if len(recs) == 0 || len(recs) == len(values) {
+				return fmt.Errorf("%d records: not interrupted mid-run", len(recs))
+			}
+			return nil
+		}},
+		{"md", []string{"search", "-o", "md", "-c", "2"}, func(out []byte) error {
+			if !bytes.Contains(out, []byte("**Incomplete:**")) {
+				return errors.New("the Markdown does not say it is incomplete")
+			}
+			return nil
+		}},
+		{"stix", []string{"search", "-o", "stix", "-c", "2"}, func(out []byte) error {
+			if !bytes.Contains(out, []byte(`"abstract": "Incomplete: the run was interrupted"`)) || !json.Valid(out) {
+				return errors.New("the bundle has no note saying it is incomplete")
+			}
+			return nil
+		}},
+		{"triage-json", []string{"triage", "-o", "json", "-c", "2", "--no-skip"}, func(out []byte) error {
+			var doc struct {
+				Summary struct {
+					Interrupted *bool `json:"interrupted"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal(out, &doc); err != nil {
+				return fmt.Errorf("not one JSON document: %v", err)
+			}
+			if doc.Summary.Interrupted == nil || !*doc.Summary.Interrupted {
+				return errors.New(`the summary does not say "interrupted": true`)
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Env, cmd.Dir = env, t.TempDir()
+			cmd.Stdin = strings.NewReader(stdin)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != failure.ExitInterrupted {
+				t.Fatalf("exit %v, want %d (stderr %q)", err, failure.ExitInterrupted, errOut.String())
+			}
+			if err := tc.check(out.Bytes()); err != nil {
+				t.Errorf("%v:\n%.600s", err, out.String())
+			}
+			checkClean(t, "stderr", errOut.Bytes(), token)
 		})
 	}
 }

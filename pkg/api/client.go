@@ -318,8 +318,11 @@ var errDeadline = errors.New("overall deadline passed")
 // deadline is a time, not a context: each try's one context carries
 // whichever of the timeout and the deadline comes first, which spares a
 // bulk run a second context and timer per value.
-func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Header) ([]byte, error) {
-	deadline := time.Now().Add(c.opt.Deadline)
+func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Header) (body []byte, err error) {
+	start := time.Now()
+	deadline := start.Add(c.opt.Deadline)
+	tries := 0
+	defer func() { err = countTries(err, tries, time.Since(start)) }()
 	var lastErr error
 	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
 		if err := c.waitPause(ctx, deadline); err != nil {
@@ -328,6 +331,7 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Hea
 		if err := c.wait(ctx, deadline); err != nil {
 			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
+		tries++
 		body, wait, err := c.try(ctx, deadline, op, u, header)
 		if err == nil {
 			return body, nil
@@ -352,6 +356,23 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Hea
 		return nil, c.interrupted(ctx, op, ctx.Err(), lastErr)
 	}
 	return nil, lastErr
+}
+
+// countTries makes a timeout's message say what happened: a user who
+// gave --timeout 2 and waited 7s (three tries and the waits between them)
+// is told both, not only "within 2s".
+func countTries(err error, tries int, took time.Duration) error {
+	var e *APIError
+	if !errors.As(err, &e) || e.Kind != failure.Timeout || tries == 0 {
+		return err
+	}
+	counted := *e
+	what := "1 try"
+	if tries > 1 {
+		what = fmt.Sprintf("%d tries", tries)
+	}
+	counted.Message = fmt.Sprintf("%s (%s, %s waited in all)", e.Message, what, took.Round(100*time.Millisecond))
+	return &counted
 }
 
 // try makes one request. wait < 0 means the error is final; wait > 0 is the
@@ -572,12 +593,12 @@ func retryAfter(v string, now time.Time) time.Duration {
 // whose cause tells the value's overall deadline apart from the
 // per-request timeout.
 func (c *Client) transportError(ctx context.Context, op string, err error) error {
-	e := &APIError{Op: op, Kind: failure.Network, Err: err}
+	e := &APIError{Op: op, Kind: failure.Network, Err: err, unreachable: dialFailed(err)}
 	var netErr net.Error
 	switch {
 	case errors.Is(context.Cause(ctx), errDeadline):
 		e.Kind = failure.Timeout
-		e.Message = fmt.Sprintf("no answer within the %s deadline for one value, retries included", c.opt.Deadline)
+		e.Message = fmt.Sprintf("no answer within the %s deadline for one value", c.opt.Deadline)
 		e.Hint = "the service is slow or keeps failing; raise deadline or try again later"
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		e.Kind = failure.Timeout

@@ -292,6 +292,21 @@ func TestTimeout(t *testing.T) {
 	if time.Since(start) > 2*time.Second {
 		t.Error("timeout did not cut the request short")
 	}
+	if !strings.Contains(err.Error(), "no complete answer within 100ms (1 try, ") || !strings.Contains(err.Error(), " waited in all)") {
+		t.Errorf("message does not count the try and the wait: %v", err)
+	}
+	// Three tries: the message says so, and the whole time waited.
+	c, _ = newClient(t, srv.URL, func(o *Options) { o.Timeout = 100 * time.Millisecond; o.Retries = 2 })
+	start = time.Now()
+	_, err = c.Search(context.Background(), "x", 0)
+	took := time.Since(start)
+	var waited time.Duration
+	if _, rest, ok := strings.Cut(err.Error(), "3 tries, "); ok {
+		waited, _ = time.ParseDuration(strings.TrimSuffix(strings.Fields(rest)[0], ","))
+	}
+	if waited < 300*time.Millisecond || waited > took+100*time.Millisecond {
+		t.Errorf("message %q does not count 3 tries and the %s waited", err, took)
+	}
 }
 
 func TestConnectionRefusedIsRetriedThenNetwork(t *testing.T) {

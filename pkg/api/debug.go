@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,16 +14,40 @@ import (
 )
 
 // The --debug log: one line per request and per response, to stderr. The
-// Authorization header, every cookie value and the user info of every URL
-// are redacted here, the only place that prints headers. Every line is
+// Authorization header, every cookie value, the user info of every URL
+// and the tokens wherever they appear are redacted here, the only place
+// that prints headers. Every line is
 // sanitized as a whole: the status line, header values and redirect
 // targets come from the server and may carry escape sequences.
 
 func (c *Client) logf(format string, args ...any) {
 	if c.opt.Debug != nil {
-		fmt.Fprintln(c.opt.Debug, "[debug] "+sanitize.String(fmt.Sprintf(format, args...)))
+		line := redactSecrets(fmt.Sprintf(format, args...), c.opt.Token, c.opt.EventsToken)
+		fmt.Fprintln(c.opt.Debug, "[debug] "+sanitize.String(line))
 	}
 }
+
+// redactSecrets replaces every occurrence of a token in a --debug line,
+// in any header or anywhere else: a server that echoes the bearer token
+// in a header of its own (X-Echo-Authorization, a Location, a
+// WWW-Authenticate) must not get it printed. The forms a server is likely
+// to send it back in are covered: as is, percent-encoded, and base64
+// (which Basic credentials and some echoes use).
+func redactSecrets(line string, secrets ...string) string {
+	for _, sec := range secrets {
+		if len(sec) < minSecret {
+			continue // a token this short would redact ordinary words
+		}
+		for _, form := range []string{sec, url.QueryEscape(sec), url.PathEscape(sec),
+			base64.StdEncoding.EncodeToString([]byte(sec)), base64.RawURLEncoding.EncodeToString([]byte(sec))} {
+			line = strings.ReplaceAll(line, form, "[redacted]")
+		}
+	}
+	return line
+}
+
+// minSecret is the shortest token redacted wherever it appears.
+const minSecret = 4
 
 // logRequest logs the request line and headers, and returns when the
 // request starts for logResponse; without --debug, neither reads the clock.

@@ -101,3 +101,25 @@ func TestBaseURLErrorHidesUserInfo(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// A server that echoes the token in headers of its own, as is, percent-
+// encoded or in base64: --debug prints none of them.
+func TestDebugLogRedactsTheTokenAnywhere(t *testing.T) {
+	const tok = "tok-Secret/42+="
+	b64 := "dG9rLVNlY3JldC80Mis9" // base64 of tok
+	base := rawServer(t, "HTTP/1.1 401 Unauthorized\r\n"+
+		"X-Echo-Authorization: Bearer "+tok+"\r\nLocation: https://other.example/?t="+url.QueryEscape(tok)+"\r\n"+
+		"X-Basic: "+b64+"\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+	var log bytes.Buffer
+	c, _ := newClient(t, base, func(o *Options) { o.Debug = &log; o.Retries = 0; o.Token = tok })
+	_, _ = c.Search(context.Background(), "x", 0)
+	out := log.String()
+	for _, leak := range []string{tok, url.QueryEscape(tok), b64} {
+		if strings.Contains(out, leak) {
+			t.Fatalf("the debug log holds the token as %q:\n%s", leak, out)
+		}
+	}
+	if !strings.Contains(out, "X-Echo-Authorization: Bearer [redacted]") || !strings.Contains(out, "X-Basic: [redacted]") {
+		t.Fatalf("the echoed headers are not shown redacted:\n%s", out)
+	}
+}

@@ -30,6 +30,27 @@ type APIError struct {
 	Message string       // the server's own words, sanitized and truncated
 	Hint    string       // what to do next
 	Err     error        // the cause, for --debug
+	// unreachable: no connection to the service was made (refused, no
+	// such host, no route, a TLS handshake or a proxy that failed), so
+	// the service never saw the request. See Unreachable.
+	unreachable bool
+}
+
+// Unreachable reports whether err is a request that never reached the
+// service: the connection itself failed. A run stops sending after a few
+// of these in a row (lookup.StopSending), as nothing later can fare
+// better; an answer of any status, even a 5xx, is not this.
+func Unreachable(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.unreachable
+}
+
+// dialFailed reports whether err happened while connecting: dialing, or
+// resolving the host's name.
+func dialFailed(err error) bool {
+	var oe *net.OpError
+	var dns *net.DNSError
+	return (errors.As(err, &oe) && oe.Op == "dial") || errors.As(err, &dns)
 }
 
 func (e *APIError) Error() string {
@@ -271,10 +292,14 @@ func emptyAnswer(op string, status int, body []byte) *APIError {
 // proxy that cannot be reached or refuses the tunnel. The caller must not
 // retry them.
 func finalTransportError(op string, err error) *APIError {
-	if e := tlsError(op, err); e != nil {
-		return e
+	e := tlsError(op, err)
+	if e == nil {
+		e = proxyError(op, err)
 	}
-	return proxyError(op, err)
+	if e != nil {
+		e.unreachable = true
+	}
+	return e
 }
 
 // tlsError explains a certificate that failed verification, or nil.

@@ -97,9 +97,10 @@ type interrupts struct{ stop func() }
 
 type interruptsKey struct{}
 
-// watchInterrupts gives cmd a context that ends on the first SIGINT or
-// SIGTERM, so that a command can stop cleanly (a bulk search keeps its
-// complete prefix); a second signal exits at once, for a user who does not
+// watchInterrupts gives cmd a context that ends on the first SIGINT,
+// SIGTERM or SIGHUP (an ssh drop, a closed terminal), so that a command can
+// stop cleanly (a bulk search keeps its complete prefix, a JSON array is
+// closed, a document is written and marked incomplete); a second signal exits at once, for a user who does not
 // want to wait for in-flight requests. Run stops the watch before it
 // returns.
 //
@@ -114,7 +115,7 @@ func watchInterrupts(cmd *cobra.Command) {
 	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -37,7 +37,7 @@ func StartService(sandbox bool, startSandbox func() (io.Closer, error), newClien
 // stops sending once the token is refused, and goes through the answer
 // cache when cache is set. Callers add lookup.Dedup where values repeat.
 func ServiceSearcher(client *api.Client, limit int, raw, refresh bool, cache CacheFunc) lookup.Searcher {
-	s := lookup.StopOnRefusedToken(lookup.Client(client, limit, raw))
+	s := lookup.StopSending(lookup.Client(client, limit, raw))
 	if cache != nil {
 		s = cache(s, client, limit, raw, refresh)
 	}

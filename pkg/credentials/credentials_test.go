@@ -456,7 +456,7 @@ func TestUnavailableMapped(t *testing.T) {
 	}
 	for _, cause := range cases {
 		keyring.MockInitWithError(cause)
-		s := &Store{Getenv: env(nil), Keyring: SystemKeyring()}
+		s := &Store{Getenv: env(nil), Keyring: goKeyringMock()}
 		_, _, err := s.Token("ti.example.com")
 		if !errors.Is(err, ErrKeyringUnavailable) || kindOf(t, err) != failure.Config {
 			t.Errorf("%q: got %v", cause, err)
@@ -724,14 +724,14 @@ func TestChunksWithGoKeyringMock(t *testing.T) {
 	keyring.MockInit()
 	defer keyring.MockInit()
 	big := randomToken(10 * 1024)
-	s := &Store{Getenv: env(nil), Keyring: SystemKeyring()}
+	s := &Store{Getenv: env(nil), Keyring: goKeyringMock()}
 	if _, err := s.Login("ti.example.com:8443", big, false); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := keyring.Get(ServiceName, "ti.example.com:8443#2"); err != nil || v == "" {
 		t.Fatalf("second part not stored: %v", err)
 	}
-	s2 := &Store{Getenv: env(nil), Keyring: SystemKeyring()}
+	s2 := &Store{Getenv: env(nil), Keyring: goKeyringMock()}
 	if tok, src, err := s2.Token("ti.example.com:8443"); err != nil || tok != big || src != SourceKeyring {
 		t.Fatalf("round trip: len %d %q %v", len(tok), src, err)
 	}
@@ -816,3 +816,44 @@ func randomTokenR(r *rand.Rand, n int) string {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\ufffd") == s }
+
+// goKeyringMock is the system keyring with a session bus, for the tests
+// that swap go-keyring's provider with keyring.MockInit: the real bus is
+// never reached, whatever this process's environment says.
+func goKeyringMock() Keyring {
+	return systemKeyring{busAddress: func() string { return "unix:path=/nonexistent/go-keyring-mock" }}
+}
+
+// Without a D-Bus session, no D-Bus call is made at all (godbus would start
+// a dbus-daemon through dbus-launch) and the one line says how to give a
+// token.
+func TestNoSessionBusMakesNoDBusCall(t *testing.T) {
+	if !usesDBus {
+		t.Skip("the keyring is not reached over D-Bus here")
+	}
+	defer keyring.MockInit()
+	called := errors.New("go-keyring was called")
+	keyring.MockInitWithError(called)
+	noBus := systemKeyring{busAddress: func() string { return "" }}
+	s := &Store{Getenv: env(nil), Keyring: noBus}
+	_, _, err := s.Token("ti.example.com")
+	if errors.Is(err, called) {
+		t.Fatal("go-keyring was asked without a session bus")
+	}
+	if !errors.Is(err, ErrKeyringUnavailable) || !errors.Is(err, errNoSessionBus) || kindOf(t, err) != failure.Config {
+		t.Fatalf("got %v", err)
+	}
+	want := "no OS keyring here: there is no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), and tilookup starts none; set TILOOKUP_TOKEN, or keep the token in a file with `tilookup auth login --insecure-storage`"
+	if err.Error() != want {
+		t.Fatalf("message\n got %q\nwant %q", err.Error(), want)
+	}
+	if _, err := s.Login("ti.example.com", tokA, false); errors.Is(err, called) || !errors.Is(err, errNoSessionBus) {
+		t.Fatalf("Login: %v", err)
+	}
+	// A locked keyring, on a session that exists, keeps its own message.
+	keyring.MockInitWithError(errors.New("failed to unlock correct collection '/org/freedesktop/secrets/aliases/default'"))
+	s = &Store{Getenv: env(nil), Keyring: goKeyringMock()}
+	if _, _, err := s.Token("ti.example.com"); !errors.Is(err, ErrKeyringLocked) || !strings.Contains(err.Error(), "locked") {
+		t.Fatalf("locked: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"reflect"
 	"runtime"
@@ -66,15 +67,56 @@ type Keyring interface {
 // Service over D-Bus on Linux and the BSDs, the login keychain on macOS, the
 // Credential Manager on Windows. keyring.MockInit in tests swaps what it
 // reaches, which is why this forwards to the package functions at call time.
-func SystemKeyring() Keyring { return systemKeyring{} }
+//
+// Where the keyring is reached over D-Bus, a process without
+// DBUS_SESSION_BUS_ADDRESS (ssh, cron, a container) gets ErrNoSessionBus
+// without any D-Bus call: godbus would otherwise run dbus-launch, which
+// starts a dbus-daemon and, through it, a gnome-keyring-daemon that
+// outlive the process, a pair more on every run (gh has the same bug,
+// cli/cli#7582). tilookup never starts a daemon.
+func SystemKeyring() Keyring { return systemKeyring{busAddress: sessionBusAddress} }
 
-type systemKeyring struct{}
+func sessionBusAddress() string { return os.Getenv("DBUS_SESSION_BUS_ADDRESS") }
 
-func (systemKeyring) Get(service, user string) (string, error) { return keyring.Get(service, user) }
-func (systemKeyring) Set(service, user, secret string) error {
+// errNoSessionBus is the cause of ErrKeyringUnavailable when there is no
+// D-Bus session to reach the keyring through.
+var errNoSessionBus = errors.New("DBUS_SESSION_BUS_ADDRESS is not set")
+
+type systemKeyring struct {
+	busAddress func() string // the session bus's address; "" = none
+}
+
+// usesDBus: go-keyring reaches the keyring over D-Bus everywhere but on
+// macOS and Windows.
+const usesDBus = runtime.GOOS != "darwin" && runtime.GOOS != "windows"
+
+func (k systemKeyring) check() error {
+	if usesDBus && k.busAddress() == "" {
+		return errNoSessionBus
+	}
+	return nil
+}
+
+func (k systemKeyring) Get(service, user string) (string, error) {
+	if err := k.check(); err != nil {
+		return "", err
+	}
+	return keyring.Get(service, user)
+}
+
+func (k systemKeyring) Set(service, user, secret string) error {
+	if err := k.check(); err != nil {
+		return err
+	}
 	return keyring.Set(service, user, secret)
 }
-func (systemKeyring) Delete(service, user string) error { return keyring.Delete(service, user) }
+
+func (k systemKeyring) Delete(service, user string) error {
+	if err := k.check(); err != nil {
+		return err
+	}
+	return keyring.Delete(service, user)
+}
 
 // reasonError keeps both our classification and the provider's own error in
 // the chain, so errors.Is works for either while the message stays ours.
@@ -103,6 +145,10 @@ var errTimedOut = errors.New("keyring call timed out")
 
 const fallbackHint = "set TILOOKUP_TOKEN, or run `tilookup auth login --insecure-storage`"
 
+// noSessionHint says how to give a token where no keyring can be: the
+// file is the only place a token can be kept.
+const noSessionHint = "set TILOOKUP_TOKEN, or keep the token in a file with `tilookup auth login --insecure-storage`"
+
 // keyringError turns a provider error into one of our explanations. The
 // provider's text alone is never enough: go-keyring on a headless Linux box
 // reports `exec: "dbus-launch": executable file not found in $PATH`, which
@@ -118,6 +164,10 @@ func keyringError(err error, timeout time.Duration) *failure.Error {
 	case ErrKeyringUnavailable:
 		msg = unavailableMessage()
 		hint = fallbackHint
+		if errors.Is(err, errNoSessionBus) {
+			msg = "no OS keyring here: there is no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), and tilookup starts none"
+			hint = noSessionHint
+		}
 	case ErrKeyringLocked:
 		msg = "the OS keyring is locked and no unlock prompt can be shown here"
 		hint = "unlock it from a desktop session, " + fallbackHint
@@ -152,7 +202,7 @@ func classify(err error) error {
 	}
 	// No session bus and no dbus-launch to start one; or no socket at the
 	// address; or /usr/bin/security missing.
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) ||
+	if errors.Is(err, errNoSessionBus) || errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) ||
 		errors.Is(err, syscall.ECONNREFUSED) {
 		return ErrKeyringUnavailable
 	}

@@ -38,7 +38,7 @@ func TestKeyringAbsentWithFileStorage(t *testing.T) {
 	keyring.MockInitWithError(errors.New("dbus: couldn't determine address of session bus"))
 	file := newFile()
 	file.tokens["prod.example"] = tokA
-	s := &Store{Getenv: env(nil), Keyring: SystemKeyring(), File: file}
+	s := &Store{Getenv: env(nil), Keyring: goKeyringMock(), File: file}
 	_, _, err := s.Token("staging.example")
 	if !errors.Is(err, ErrNoToken) || strings.Contains(err.Error(), "no OS keyring") || !strings.Contains(err.Error(), "prod.example") {
 		t.Fatalf("lookup: %v", err)
@@ -51,7 +51,7 @@ func TestKeyringAbsentWithFileStorage(t *testing.T) {
 		t.Fatalf("second logout: %v", err)
 	}
 	// With no file token at all, the keyring's absence is the news.
-	s = &Store{Getenv: env(nil), Keyring: SystemKeyring(), File: newFile()}
+	s = &Store{Getenv: env(nil), Keyring: goKeyringMock(), File: newFile()}
 	if _, _, err := s.Token("prod.example"); !errors.Is(err, ErrKeyringUnavailable) {
 		t.Fatalf("no storage at all: %v", err)
 	}

@@ -14,10 +14,37 @@
 package export
 
 import (
+	"bytes"
+	"io"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
+
+// Write writes the document that write makes to w. On a terminal (tty) it
+// is made whole first and passed through the sanitiser, as every other
+// format is: a JSON document (STIX) gets \u escapes, the same value, and
+// Markdown shows the characters a terminal would interpret (U+202E,
+// U+200B, escape sequences) as harmless stand-ins. To a pipe or a file
+// the bytes are unchanged, as a ticket or a platform should get them.
+func Write(w io.Writer, tty, isJSON bool, write func(io.Writer) error) error {
+	if !tty {
+		return write(w)
+	}
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	if isJSON {
+		out = sanitize.JSON(out)
+	} else {
+		out = []byte(sanitize.Multiline(b.String()))
+	}
+	_, err := w.Write(out)
+	return err
+}
 
 // lookupTime is when the run's lookups were made; a report without one
 // (a caller that forgot) gets the time of writing, so that valid_from and

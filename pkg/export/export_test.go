@@ -2,15 +2,19 @@ package export
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -88,5 +92,42 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (go test ./pkg/export -update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+// On a terminal a document passes the sanitiser (JSON as the same value
+// with \u escapes); piped, its bytes are unchanged.
+func TestWriteSanitizesOnATerminal(t *testing.T) {
+	hostile := "evil\u202e\u200bgpj.exe\x1b]8;;x\x07"
+	doc := map[bool]string{
+		true:  `{"name":"` + strings.ReplaceAll(strings.ReplaceAll(hostile, "\x1b", `\u001b`), "\x07", `\u0007`) + `"}` + "\n",
+		false: "| `" + hostile + "` | domain |\n",
+	}
+	for _, isJSON := range []bool{true, false} {
+		for _, tty := range []bool{false, true} {
+			var b bytes.Buffer
+			err := Write(&b, tty, isJSON, func(w io.Writer) error { _, err := io.WriteString(w, doc[isJSON]); return err })
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !tty {
+				if out != doc[isJSON] {
+					t.Errorf("json=%v piped: changed to %q", isJSON, out)
+				}
+				continue
+			}
+			for _, r := range out {
+				if r != '\n' && sanitize.IsUnsafe(r) {
+					t.Errorf("json=%v on a terminal: %U in %q", isJSON, r, out)
+				}
+			}
+			if isJSON {
+				var a, b map[string]string
+				if json.Unmarshal([]byte(out), &a) != nil || json.Unmarshal([]byte(doc[true]), &b) != nil || a["name"] != b["name"] {
+					t.Errorf("the JSON value changed: %q", out)
+				}
+			}
+		}
 	}
 }

@@ -58,6 +58,9 @@ type object struct {
 	TargetRef          string            `json:"target_ref,omitempty"`
 	ExternalReferences []externalRef     `json:"external_references,omitempty"`
 	Extensions         map[string]any    `json:"extensions,omitempty"`
+	Abstract           string            `json:"abstract,omitempty"`
+	Content            string            `json:"content,omitempty"`
+	ObjectRefs         []string          `json:"object_refs,omitempty"`
 	ObjectMarkingRefs  []string          `json:"object_marking_refs,omitempty"`
 }
 
@@ -91,7 +94,10 @@ type bundle struct {
 //     external reference to each matching resource's detail_url, and a
 //     based-on relationship to its observable.
 //
-// A value that occurs twice gives its objects once.
+// A value that occurs twice gives its objects once. An interrupted run's
+// bundle ends with a note ("Incomplete: ..."), whose object_refs are every
+// object of the bundle, so that a platform that imports it does not take
+// it for the whole run.
 func STIX(w io.Writer, r *report.Report, opts STIXOptions) error {
 	b, err := newBundler(r, opts)
 	if err != nil {
@@ -99,6 +105,11 @@ func STIX(w io.Writer, r *report.Report, opts STIXOptions) error {
 	}
 	for _, in := range r.Indicators {
 		if err := b.add(in); err != nil {
+			return err
+		}
+	}
+	if r.Interrupted {
+		if err := b.incomplete(); err != nil {
 			return err
 		}
 	}
@@ -137,6 +148,29 @@ func newBundler(r *report.Report, opts STIXOptions) (*bundler, error) {
 		b.marking = []string{def.ID}
 	}
 	return b, nil
+}
+
+// incomplete adds the note that says the bundle is not the whole run.
+func (b *bundler) incomplete() error {
+	id, err := uuid4(b.rand)
+	if err != nil {
+		return err
+	}
+	var refs []string
+	for _, o := range b.objects {
+		if o.Type != "marking-definition" {
+			refs = append(refs, o.ID)
+		}
+	}
+	b.objects = append(b.objects, object{
+		Type: "note", SpecVersion: "2.1", ID: "note--" + id, CreatedByRef: identity.ID,
+		Created: b.time, Modified: b.time,
+		Abstract:          "Incomplete: the run was interrupted",
+		Content:           "The run was interrupted (Ctrl-C, SIGTERM or SIGHUP) before every value was looked up: this bundle holds only the values looked up before it stopped.",
+		ObjectRefs:        refs,
+		ObjectMarkingRefs: b.marking,
+	})
+	return nil
 }
 
 // add writes the objects of one indicator.

@@ -104,6 +104,12 @@ func schemaDir(t *testing.T) string {
 // Formats (uri, idn-hostname, email…) are asserted, not just annotations.
 func bundleSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
+	return stixSchema(t, "/common/bundle.json")
+}
+
+// stixSchema compiles the official schema whose $id ends with suffix.
+func stixSchema(t *testing.T, suffix string) *jsonschema.Schema {
+	t.Helper()
 	dir := schemaDir(t)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
@@ -122,7 +128,7 @@ func bundleSchema(t *testing.T) *jsonschema.Schema {
 			return err
 		}
 		id, _ := doc.(map[string]any)["$id"].(string)
-		if strings.HasSuffix(id, "/common/bundle.json") {
+		if strings.HasSuffix(id, suffix) {
 			bundleID = id
 		}
 		return c.AddResource(id, doc)
@@ -139,12 +145,15 @@ func bundleSchema(t *testing.T) *jsonschema.Schema {
 
 func TestSTIXSchemaValid(t *testing.T) {
 	sch := bundleSchema(t)
+	noteSchema := stixSchema(t, "/sdos/note.json")
 	reports := map[string]func(*testing.T) *report.Report{
 		"one": oneValue, "several": severalValues, "triage": triageRun, "all types": allTypes,
+		"interrupted": func(t *testing.T) *report.Report { r := severalValues(t); r.Interrupted = true; return r },
 	}
 	for name, mk := range reports {
 		for _, tlp := range append([]string{""}, TLPLevels...) {
 			raw, _ := writeSTIX(t, mk(t), STIXOptions{TLP: tlp})
+			raw = validNotes(t, noteSchema, raw)
 			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 			if err != nil {
 				t.Fatal(err)
@@ -398,4 +407,69 @@ func TestParseTLP(t *testing.T) {
 			t.Errorf("ParseTLP(%q): want an error naming the levels, got %v", bad, err)
 		}
 	}
+}
+
+// An interrupted run's bundle says so in a note about every object; a
+// complete one has no note.
+func TestSTIXInterruptedNote(t *testing.T) {
+	for _, interrupted := range []bool{false, true} {
+		r := severalValues(t)
+		r.Interrupted = interrupted
+		raw, _ := writeSTIX(t, r, STIXOptions{TLP: "amber"})
+		var b struct {
+			Objects []struct {
+				Type, ID, Abstract string
+				ObjectRefs         []string `json:"object_refs"`
+			}
+		}
+		if err := json.Unmarshal(raw, &b); err != nil {
+			t.Fatal(err)
+		}
+		var notes, others int
+		for _, o := range b.Objects {
+			switch o.Type {
+			case "note":
+				notes++
+				if !strings.HasPrefix(o.Abstract, "Incomplete") || len(o.ObjectRefs) != len(b.Objects)-2 { // not the marking, not itself
+					t.Errorf("note %q refers to %d of %d objects", o.Abstract, len(o.ObjectRefs), len(b.Objects))
+				}
+			default:
+				others++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 1}[interrupted]; notes != want {
+			t.Errorf("interrupted=%v: %d notes, want %d", interrupted, notes, want)
+		}
+	}
+}
+
+// validNotes validates each note of a bundle against the official note
+// schema and returns the bundle without them. The official bundle schema
+// cannot take a note (nor an opinion, grouping or location): it is not in
+// its list of types, and its branch for other objects wants exactly one
+// of the SDO and SCO cores, which every note matches both of.
+func validNotes(t *testing.T, noteSchema *jsonschema.Schema, raw []byte) []byte {
+	t.Helper()
+	var b map[string]any
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Fatal(err)
+	}
+	var rest []any
+	for _, o := range b["objects"].([]any) {
+		if o.(map[string]any)["type"] != "note" {
+			rest = append(rest, o)
+			continue
+		}
+		one, _ := json.Marshal(o)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(one))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := noteSchema.Validate(inst); err != nil {
+			t.Errorf("not a valid STIX 2.1 note: %v\n%s", err, one)
+		}
+	}
+	b["objects"] = rest
+	out, _ := json.Marshal(b)
+	return out
 }

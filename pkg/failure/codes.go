@@ -17,6 +17,6 @@ func Codes() []Code {
 		{ExitAuth, "authentication or permission refused (401, 403)"},
 		{ExitNotFound, "not found (404)"},
 		{ExitService, "service or network failure: 5xx, timeout, connection error, a response that cannot be read"},
-		{ExitInterrupted, "interrupted (Ctrl-C, SIGTERM)"},
+		{ExitInterrupted, "interrupted (Ctrl-C, SIGTERM, SIGHUP)"},
 	}
 }

@@ -26,8 +26,13 @@ const (
 	Timeout     Kind = "timeout"      // the per-request or overall deadline passed
 	Decode      Kind = "decode"       // a response that could not be read as the spec says
 	NoMatch     Kind = "no_match"     // nothing matched, reported only with --exit-status
-	Interrupted Kind = "interrupted"  // SIGINT or SIGTERM
+	Interrupted Kind = "interrupted"  // SIGINT, SIGTERM or SIGHUP
 	IO          Kind = "io"           // reading input or writing output failed (disk full, a directory given as a file)
+	// NotSent is a value a run did not send, because earlier values
+	// showed that it could not succeed (a refused token, a service that
+	// cannot be reached). Its exit code is that of the failure that
+	// stopped the run: see NotSentBecause.
+	NotSent Kind = "not_sent"
 )
 
 // Exit codes, as documented in the README and `tilookup help exit-codes`.
@@ -136,7 +141,31 @@ func WriteError(err error) error {
 }
 
 // ExitCode returns the exit code for err (0 for nil).
-func ExitCode(err error) int { return KindOf(err).ExitCode() }
+func ExitCode(err error) int {
+	var ns *notSent
+	if errors.As(err, &ns) {
+		return ns.why.ExitCode()
+	}
+	return KindOf(err).ExitCode()
+}
+
+// notSent is the error of a value never sent: its kind is NotSent, so
+// that a record tells it from a value that was sent and failed, and its
+// exit code is that of why, the failure that stopped the run (a refused
+// token exits 4, an unreachable service 6).
+type notSent struct {
+	err *Error
+	why Kind
+}
+
+func (e *notSent) Error() string     { return e.err.Error() }
+func (e *notSent) FailureKind() Kind { return NotSent }
+
+// NotSentBecause is the error of a value not sent because an earlier
+// value failed with kind why.
+func NotSentBecause(why Kind, msg, hint string) error {
+	return &notSent{err: &Error{Kind: NotSent, Msg: msg, Hint: hint}, why: why}
+}
 
 // Reported is returned by a command whose failures are already on screen
 // (the error records of a stream, the closing summary): the caller prints

@@ -21,8 +21,11 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdinTTY, stdoutTTY, stderrTTY bool
-	colorMode                      string // auto, always, never
-	stdinFd                        int
+	// stdoutPipe: stdout is a pipe or a socket, whose reader is another
+	// program (less, head, fzf) that may share the terminal.
+	stdoutPipe bool
+	colorMode  string // auto, always, never
+	stdinFd    int
 	// terminal is the process's stdout, for the pager: Out may be wrapped
 	// (pkg/cli records write errors), and a pager handed a wrapper would
 	// write to a pipe, not the terminal, and page nothing.
@@ -40,16 +43,17 @@ type IOStreams struct {
 // the width is asked for when a printer needs it.
 func System() *IOStreams {
 	return &IOStreams{
-		In:        os.Stdin,
-		Out:       os.Stdout,
-		ErrOut:    os.Stderr,
-		stdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
-		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
-		colorMode: "auto",
-		stdinFd:   int(os.Stdin.Fd()),
-		terminal:  os.Stdout,
-		getenv:    os.Getenv,
+		In:         os.Stdin,
+		Out:        os.Stdout,
+		ErrOut:     os.Stderr,
+		stdinTTY:   term.IsTerminal(int(os.Stdin.Fd())),
+		stdoutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
+		stderrTTY:  term.IsTerminal(int(os.Stderr.Fd())),
+		stdoutPipe: isPipe(os.Stdout),
+		colorMode:  "auto",
+		stdinFd:    int(os.Stdin.Fd()),
+		terminal:   os.Stdout,
+		getenv:     os.Getenv,
 		termWidth: func() (int, error) {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))
 			return w, err
@@ -64,6 +68,32 @@ func Test() (ios *IOStreams, in *bytes.Buffer, out *bytes.Buffer, errOut *bytes.
 	ios = &IOStreams{In: in, Out: out, ErrOut: errOut, colorMode: "auto", stdinFd: -1,
 		getenv: func(string) string { return "" }}
 	return ios, in, out, errOut
+}
+
+// isPipe costs one fstat, as cheap as the terminal checks.
+func isPipe(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+}
+
+// SetStdoutPipe marks stdout as a pipe to another program or not; for tests.
+func (s *IOStreams) SetStdoutPipe(pipe bool) { s.stdoutPipe = pipe }
+
+// ProgressAllowed is the one rule for drawing a progress bar on stderr: a
+// person is at the terminal (stderr is one), and no other program can be
+// drawing on it. That is never so when stdout is a pipe: its reader may be
+// a pager that owns the screen (`| less`), or end early and leave the bar
+// behind (`| head -1`). gh draws progress only when stdout and stderr are
+// both terminals; a bulk run into a file (`search -f big.txt >
+// out.ndjson`), the main bulk use, keeps its bar here. stdoutTTY says
+// whether the caller wants a bar when stdout is the terminal too: a
+// document printed at the end does, a stream whose rows show the progress
+// does not.
+func (s *IOStreams) ProgressAllowed(stdoutTTY bool) bool {
+	if !s.stderrTTY || s.stdoutPipe {
+		return false
+	}
+	return stdoutTTY || !s.stdoutTTY
 }
 
 // SetTTY marks the streams as terminals or not; for tests.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -186,5 +187,49 @@ func TestPagerMissing(t *testing.T) {
 	}
 	if s.Out != out {
 		t.Error("Out changed after a failed start")
+	}
+}
+
+func TestProgressAllowed(t *testing.T) {
+	tests := []struct {
+		name                     string
+		stdoutTTY, stderrTTY     bool
+		pipe, wantAtTTY, wantBar bool
+	}{
+		{"search -f big.txt > out.ndjson", false, true, false, true, true},
+		{"search -f big.txt | less", false, true, true, false, false},
+		{"search -f big.txt | head -1", false, true, true, false, false},
+		{"at a terminal: rows or a document", true, true, false, true, false},
+		{"2>log", false, false, false, false, false},
+		{"CI: 2>&1 | tee", false, false, true, false, false},
+	}
+	for _, tt := range tests {
+		ios, _, _, _ := Test()
+		ios.SetTTY(false, tt.stdoutTTY, tt.stderrTTY)
+		ios.SetStdoutPipe(tt.pipe)
+		if got := ios.ProgressAllowed(true); got != tt.wantAtTTY {
+			t.Errorf("%s: ProgressAllowed(document) = %v", tt.name, got)
+		}
+		if got := ios.ProgressAllowed(false); got != tt.wantBar {
+			t.Errorf("%s: ProgressAllowed(stream) = %v", tt.name, got)
+		}
+	}
+}
+
+// A real pipe is told from a real file.
+func TestIsPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "out.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !isPipe(w) || isPipe(f) {
+		t.Fatalf("isPipe(pipe) = %v, isPipe(file) = %v", isPipe(w), isPipe(f))
 	}
 }

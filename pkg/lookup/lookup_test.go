@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -370,30 +371,125 @@ type countingSink struct{ add func() }
 func (c *countingSink) Add(Result) error { c.add(); return nil }
 func (c *countingSink) Flush() error     { return nil }
 
-func TestStopOnRefusedToken(t *testing.T) {
+func TestStopSendingAfterARefusedToken(t *testing.T) {
 	var calls atomic.Int64
-	s := StopOnRefusedToken(SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+	s := StopSending(SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
 		calls.Add(1)
 		return nil, failure.New(failure.Auth, "401 Unauthorized")
 	}))
-	var vs []string
-	for i := range 500 {
-		vs = append(vs, fmt.Sprint("v", i))
-	}
-	sink := &collect{}
-	if err := Run(context.Background(), values(vs...), s, Options{Concurrency: 4}, sink); err != nil {
-		t.Fatal(err)
-	}
+	sink := runValues(t, s, 500, 4)
 	if n := calls.Load(); n > 8 {
 		t.Fatalf("%d requests with a refused token, want at most the ones in flight", n)
 	}
-	if len(sink.got) != 500 {
-		t.Fatalf("%d records for 500 values", len(sink.got))
+	checkNotSent(t, sink, 500, failure.Auth, failure.ExitAuth)
+}
+
+// A real closed port: the values after a few connection failures in a row
+// are not sent, each still has its record, and the run's code is 6.
+func TestStopSendingWhenTheServiceCannotBeReached(t *testing.T) {
+	var calls atomic.Int64
+	client := closedPortClient(t)
+	s := StopSending(SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		calls.Add(1)
+		return client.Search(ctx, v, 0)
+	}))
+	start := time.Now()
+	sink := runValues(t, s, 2000, 4)
+	if n := calls.Load(); n > UnreachableInARow+4 {
+		t.Fatalf("%d requests to a closed port, want at most %d in a row and the ones in flight", n, UnreachableInARow)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("2000 values against a closed port took %s", d)
+	}
+	checkNotSent(t, sink, 2000, failure.Network, failure.ExitService)
+	for _, r := range sink.got {
+		if k := failure.KindOf(r.Err); k == failure.NotSent && !strings.Contains(r.Err.Error(), "could not reach the service (cannot connect to") {
+			t.Fatalf("the not-sent error does not say why: %v", r.Err)
+		}
+	}
+}
+
+// Connection failures with an answer between them (a 503 is an answer)
+// never stop a run: only failures in a row do.
+func TestStopSendingNeedsFailuresInARow(t *testing.T) {
+	client := closedPortClient(t)
+	s := StopSending(SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		if strings.HasPrefix(v, "up") {
+			return nil, failure.New(failure.Server, "503 Service Unavailable")
+		}
+		return client.Search(ctx, v, 0)
+	}))
+	var vs []string
+	for i := range 50 {
+		vs = append(vs, fmt.Sprint("down", i), fmt.Sprint("down-again", i), fmt.Sprint("up", i))
+	}
+	sink := &collect{}
+	if err := Run(context.Background(), values(vs...), s, Options{Concurrency: 1}, sink); err != nil {
+		t.Fatal(err)
 	}
 	for _, r := range sink.got {
-		if failure.KindOf(r.Err) != failure.Auth {
-			t.Fatalf("%s: %v", r.Item.Value, r.Err)
+		if failure.KindOf(r.Err) == failure.NotSent {
+			t.Fatalf("%s was not sent, though the service answered between the failures: %v", r.Item.Value, r.Err)
 		}
+	}
+}
+
+func closedPortClient(t *testing.T) *api.Client {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, err := api.New(api.Options{BaseURL: "http://" + addr, Token: "t", Timeout: 5 * time.Second, Retries: 2,
+		Sleep: func(context.Context, time.Duration) error { return nil }}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func runValues(t *testing.T, s Searcher, n, concurrency int) *collect {
+	t.Helper()
+	var vs []string
+	for i := range n {
+		vs = append(vs, fmt.Sprint("v", i))
+	}
+	sink := &collect{}
+	if err := Run(context.Background(), values(vs...), s, Options{Concurrency: concurrency}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.got) != n {
+		t.Fatalf("%d records for %d values", len(sink.got), n)
+	}
+	return sink
+}
+
+// checkNotSent: every value failed, as why or as not sent, most were not
+// sent, and the run's exit code is code.
+func checkNotSent(t *testing.T, sink *collect, n int, why failure.Kind, code int) {
+	t.Helper()
+	var tally failure.Tally
+	notSent := 0
+	for _, r := range sink.got {
+		tally.Add(r.Err, false)
+		switch failure.KindOf(r.Err) {
+		case failure.NotSent:
+			notSent++
+			if c := failure.ExitCode(r.Err); c != code {
+				t.Fatalf("a value not sent exits %d, want %d", c, code)
+			}
+		case why:
+		default:
+			t.Fatalf("%s: %v (kind %s)", r.Item.Value, r.Err, failure.KindOf(r.Err))
+		}
+	}
+	if notSent < n-10 {
+		t.Fatalf("%d of %d values not sent", notSent, n)
+	}
+	if c := tally.Code(false); c != code {
+		t.Fatalf("exit %d, want %d", c, code)
 	}
 }
 

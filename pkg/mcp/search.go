@@ -72,7 +72,7 @@ type match struct {
 }
 
 type errorInfo struct {
-	Kind    string `json:"kind" jsonschema:"usage, input, bad_request, config, auth, forbidden, not_found, rate_limited, server, network, timeout, decode or interrupted"`
+	Kind    string `json:"kind" jsonschema:"usage, input, bad_request, config, auth, forbidden, not_found, rate_limited, server, network, timeout, decode, not_sent or interrupted"`
 	Status  int    `json:"status,omitempty" jsonschema:"the HTTP status, when the service answered"`
 	Message string `json:"message"`
 }
@@ -216,6 +216,11 @@ func allFailed(results []looked) error {
 	}
 	if len(results) == 1 {
 		return results[0].Err
+	}
+	for _, r := range results {
+		if line, ok := lookup.NothingMoreSent(r.Err); ok {
+			return fmt.Errorf("all %d values failed; %s", len(results), line)
+		}
 	}
 	return fmt.Errorf("all %d values failed; the first, %s: %w", len(results), clean(results[0].Item.Input, noteRunes), results[0].Err)
 }

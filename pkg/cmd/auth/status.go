@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
@@ -138,10 +139,10 @@ func hostStatus(ctx context.Context, opts *StatusOptions, store TokenStore, e co
 	out := opts.IO.Out
 	fmt.Fprintln(out, h)
 	if h == search {
-		fmt.Fprintf(out, "  - base_url: %s (%s)\n", sanitize.String(e.BaseURL), e.BaseSource)
+		fmt.Fprintf(out, "  - base_url: %s (%s)\n", sanitize.String(api.RedactRawURL(e.BaseURL)), e.BaseSource)
 	}
 	if h == events {
-		fmt.Fprintf(out, "  - events_base_url: %s (%s)\n", sanitize.String(e.EventsURL), e.EventsSource)
+		fmt.Fprintf(out, "  - events_base_url: %s (%s)\n", sanitize.String(api.RedactRawURL(e.EventsURL)), e.EventsSource)
 	}
 	tok, src, err := lookup(store, e, h, search, events)
 	if err != nil {

@@ -224,7 +224,7 @@ func listRun(opts *Options) error {
 			src = "(" + src + ")"
 		}
 		// Values come from a file anyone may have edited: sanitized.
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(value), src)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(redactValue(value)), src)
 	}
 	return tw.Flush()
 }
@@ -257,12 +257,22 @@ func listRecords(opts *Options, cfg Reader, format output.Format) error {
 	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"key", "value", "source"})
 	for _, k := range config.Keys {
 		value, src := listed(opts, cfg, k.Name)
-		e := entry{k.Name, value, src}
+		e := entry{k.Name, redactValue(value), src}
 		if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {
 			return err
 		}
 	}
 	return w.Close()
+}
+
+// redactValue hides the password (and user name) of a URL with user info
+// (https://alice:pw@ti.example), as every printed URL does; `config get`
+// prints the value as stored, for scripts that asked for it.
+func redactValue(v string) string {
+	if strings.Contains(v, "://") {
+		return api.RedactRawURL(v)
+	}
+	return v
 }
 
 // keyHelp lists the keys for `config --help`, wrapped to 80 columns.

@@ -200,7 +200,7 @@ func run(ctx context.Context, opts *Options) error {
 	defer stop()
 	// Decoded answers: the added cells need the labels and the links.
 	// Dedup outermost, so that Run can join copies of a value in flight.
-	service := enrich.StopWhenUnreachable(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
+	service := cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache)
 	searcher := lookup.Dedup(enrich.Remember(service, enrich.DefaultRemember))
 	// No cmdutil.BulkGC: at its GOGC=400 the peak RSS of a 100 MiB export
 	// was 54-64 MB against 33 at the default, for some 10% less CPU; the

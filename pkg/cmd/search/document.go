@@ -39,8 +39,8 @@ func (c *collector) Flush() error { return nil }
 // runDocument looks every value up, then writes the document. An
 // interrupted run still writes what it has: the complete prefix.
 // bar is the progress bar, or nil.
-func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, searcher lookup.Searcher, multi bool, bar *progress) error {
-	c := &collector{sink: sink{io: opts.IO, multi: multi, bar: bar}, doc: &report.Report{Time: time.Now().UTC()}}
+func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, searcher lookup.Searcher, multi bool, bar *progress, total func() int) error {
+	c := &collector{sink: sink{io: opts.IO, multi: multi, bar: bar, skipped: opts.Skip, total: total}, doc: &report.Report{Time: time.Now().UTC()}}
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, c)
 	c.bar.finish()
 	if !multi && runErr != nil {
@@ -48,14 +48,14 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 	}
 	c.doc.Title = documentTitle(c.doc, multi)
 	c.doc.Interrupted = failure.KindOf(runErr) == failure.Interrupted
-	if err := writeDocument(opts.IO.Out, format, c.doc, opts); err != nil {
+	write := func(w io.Writer) error { return writeDocument(w, format, c.doc, opts) }
+	if err := export.Write(opts.IO.Out, opts.IO.IsStdoutTTY(), format == output.STIX || format == output.MISP, write); err != nil {
 		return failure.WriteError(err)
 	}
 	if !multi {
 		return c.tally.Err(nil, opts.ExitStatus)
 	}
-	c.report(c.doc.Interrupted)
-	return c.tally.Err(runErr, opts.ExitStatus)
+	return c.finish(runErr, opts.ExitStatus)
 }
 
 // documentTitle is the value searched, or how many there were.

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
@@ -53,14 +55,65 @@ type input struct {
 type source struct {
 	in     *inputs
 	refang bool
+
+	// skip is how many values are still to be skipped (--skip): each
+	// input is one record of the output, rejected lines too, so a run
+	// goes on where an interrupted one stopped by skipping as many
+	// values as it had records.
+	skip int
+
+	// Next runs on the run's reader goroutine, which may still be
+	// blocked in it (a pipe waiting for its writer) when the run ends:
+	// total reads these without waiting for it, and takes mu to read on
+	// only over regular files, which never block.
+	mu   sync.Mutex
+	read atomic.Int64 // values read, skipped ones included
+	end  atomic.Bool  // the input was read to its end
 }
 
 func (s *source) Next() (lookup.Item, bool, error) {
-	in, ok, err := s.in.next()
-	if err != nil || !ok {
-		return lookup.Item{}, false, err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		in, ok, err := s.in.next()
+		if err != nil || !ok {
+			s.end.Store(err == nil)
+			return lookup.Item{}, false, err
+		}
+		s.read.Add(1)
+		if s.skip > 0 {
+			s.skip--
+			continue
+		}
+		return prepare(in, s.refang), true, nil
 	}
-	return prepare(in, s.refang), true, nil
+}
+
+// total is how many values the input holds, skipped ones included, or -1
+// when that cannot be known without waiting (a pipe, a terminal).
+// countRest (every input is a regular file) reads the rest of the input
+// to count it, after an interrupt: the same parsing as the run's, so the
+// count is exact.
+func (s *source) total(countRest bool) int {
+	if !s.end.Load() && countRest {
+		s.mu.Lock()
+		for !s.end.Load() {
+			_, ok, err := s.in.next()
+			if err != nil {
+				break
+			}
+			if !ok {
+				s.end.Store(true)
+				break
+			}
+			s.read.Add(1)
+		}
+		s.mu.Unlock()
+	}
+	if !s.end.Load() {
+		return -1
+	}
+	return int(s.read.Load())
 }
 
 // prepare turns an input into the item that is looked up.

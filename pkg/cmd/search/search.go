@@ -65,6 +65,7 @@ type Options struct {
 	Resource    string
 	NoPager     bool
 	Refresh     bool
+	Skip        int
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
@@ -106,6 +107,11 @@ bundle for a threat-intelligence platform, or a MISP event (unpublished,
 your organisation only) holding the matched values, with to_ids set only
 with --to-ids. --tlp marks the bundle or tags the event.
 
+Ctrl-C (or SIGTERM, SIGHUP) ends a run with its records so far, all in
+input order, and a line such as "interrupted: 624 of 2000 values done";
+the same command with --skip 624 (and >> to append to the same file) goes
+on from there without asking again for what was answered.
+
 With -e, the exit status is like grep's: 0 when at least one value matched,
 1 when none did; an error (2-6, 130) wins over both.
 
@@ -118,7 +124,8 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
   tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
   tilookup extract report.txt | tilookup search --cache 24h
-  tilookup extract report.txt | tilookup search -o md >ticket.md`,
+  tilookup extract report.txt | tilookup search -o md >ticket.md
+  tilookup extract report.txt | tilookup search -o ndjson --skip 2 >>out.ndjson`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.DefangSet = cmd.Flags().Changed("defang")
@@ -127,6 +134,9 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 			}
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
+			}
+			if opts.Skip < 0 {
+				return cmdutil.UsageError("--skip must be 0 or more")
 			}
 			if opts.Resource != "" && !opts.Web {
 				return cmdutil.UsageError("--resource goes with --web")
@@ -141,6 +151,7 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "read values from `FILE` (repeatable; - is stdin)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
+	fl.IntVar(&opts.Skip, "skip", 0, "skip the first `N` values (to go on after Ctrl-C)")
 	fl.BoolVar(&opts.NoRefang, "no-refang", false, "search values exactly as given")
 	fl.BoolVarP(&opts.ExitStatus, "exit-status", "e", false, "exit 0 if any value matched, 1 if none")
 	fl.StringVar(&opts.JQ, "jq", "", "filter the JSON output with a jq `expression`")
@@ -202,14 +213,21 @@ func run(ctx context.Context, opts *Options) error {
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
 	src := newSource(opts, in, single)
+	total := func() int {
+		if ss, ok := src.(*source); ok {
+			// Only regular files can be read to their end at once.
+			return ss.total(inputSize(in, opts.IO.In) >= 0)
+		}
+		return -1
+	}
 	if cmdutil.IsDocument(outOpts.Format) {
 		var bar *progress
-		if multi && opts.IO.IsStderrTTY() {
+		if multi && opts.IO.ProgressAllowed(true) {
 			// Nothing shows on stdout until the end: the bar shows
 			// the run's progress even on a shared terminal.
 			bar = newProgress(opts.IO.ErrOut, inputSize(in, opts.IO.In))
 		}
-		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar)
+		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar, total)
 	}
 
 	var w io.Writer = opts.IO.Out
@@ -228,13 +246,13 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return failure.New(failure.Usage, "%v", err)
 	}
-	s := &sink{io: opts.IO, printer: printer, multi: multi}
+	s := &sink{io: opts.IO, printer: printer, multi: multi, skipped: opts.Skip, total: total}
 	if multi && opts.BulkGC != nil {
 		opts.BulkGC()
 	}
-	if multi && opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
+	if multi && opts.IO.ProgressAllowed(false) {
 		// The bar goes to a person watching stderr while the records go
-		// to a file or a pipe; on a shared terminal the rows show progress.
+		// to a file; on a shared terminal the rows show progress.
 		s.bar = newProgress(opts.IO.ErrOut, inputSize(in, opts.IO.In))
 	}
 
@@ -253,8 +271,20 @@ func run(ctx context.Context, opts *Options) error {
 		}
 		return s.tally.Err(nil, opts.ExitStatus)
 	}
-	s.report(failure.KindOf(runErr) == failure.Interrupted)
-	return s.tally.Err(runErr, opts.ExitStatus)
+	return s.finish(runErr, opts.ExitStatus)
+}
+
+// finish prints the closing line of a multi-value run and returns its
+// error. An interrupted run's line says all there is to say (how far it
+// got, how to go on): the interrupt is not printed again.
+func (s *sink) finish(runErr error, exitStatus bool) error {
+	interrupted := failure.KindOf(runErr) == failure.Interrupted
+	s.report(interrupted)
+	if interrupted {
+		s.tally.RaiseCode(failure.ExitInterrupted)
+		return &failure.Reported{Code: s.tally.Code(exitStatus)}
+	}
+	return s.tally.Err(runErr, exitStatus)
 }
 
 // web looks one value up and opens its detail page instead of printing.
@@ -377,7 +407,7 @@ func newSource(opts *Options, in *inputPlan, single lookup.Item) lookup.Source {
 	if !in.multi {
 		return &one{item: single}
 	}
-	return &source{in: newInputs(in, opts.IO.In), refang: !opts.NoRefang}
+	return &source{in: newInputs(in, opts.IO.In), refang: !opts.NoRefang, skip: opts.Skip}
 }
 
 // one is the Source of a single value given as the only argument.
@@ -404,6 +434,11 @@ type sink struct {
 	tally   failure.Tally
 	cached  int // answers that came from the on-disk cache
 	why     whyFailed
+	// skipped is --skip: the values before these records, answered by
+	// an earlier run; total counts the input's values (-1: unknown), for
+	// the "N of M" of an interrupted run.
+	skipped int
+	total   func() int
 }
 
 // count takes a result into the closing line and the progress bar.
@@ -452,7 +487,7 @@ func (s *sink) noticeTrimmed(rec output.Record) {
 // a person at a terminal.
 func (s *sink) report(interrupted bool) {
 	t := &s.tally
-	if t.Failed == 0 && !s.io.IsStderrTTY() {
+	if t.Failed == 0 && !interrupted && !s.io.IsStderrTTY() {
 		return
 	}
 	if interrupted && s.io.IsStderrTTY() {
@@ -464,7 +499,32 @@ func (s *sink) report(interrupted bool) {
 	if s.cached > 0 {
 		fromCache = fmt.Sprintf(" (%d from the cache)", s.cached)
 	}
+	if interrupted {
+		fmt.Fprintln(s.io.ErrOut, s.interruptedLine(fromCache))
+		return
+	}
 	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache, s.why.String())
+}
+
+// interruptedLine says how far an interrupted run got, "N of M" values
+// in input order (every record before the N-th is written), and how to go
+// on without asking again for what was answered: --skip N skips the
+// values that have their records.
+func (s *sink) interruptedLine(fromCache string) string {
+	t := &s.tally
+	done := s.skipped + t.Total()
+	of := ""
+	if s.total != nil {
+		if m := s.total(); m >= 0 {
+			of = fmt.Sprintf(" of %d", m)
+		}
+	}
+	why := ""
+	if t.Failed > 0 {
+		why = s.why.String()
+	}
+	return fmt.Sprintf("interrupted: %d%s values done (%d matched, %d no match, %d failed%s%s); to go on, run the same command with --skip %d",
+		done, of, t.Matched, t.NoMatch, t.Failed, fromCache, why, done)
 }
 
 // whyFailed keeps why values failed, for the closing line: a table has no
@@ -479,6 +539,9 @@ func (s *sink) report(interrupted bool) {
 type whyFailed struct {
 	reasons []reason
 	n       int // failures counted
+	// stopped: the run stopped sending (a refused token, a service that
+	// cannot be reached); that is the news, however many values it cost.
+	stopped string
 }
 
 type reason struct {
@@ -494,6 +557,9 @@ func (w *whyFailed) add(err error) {
 		return
 	}
 	w.n++
+	if line, ok := lookup.NothingMoreSent(err); ok && w.stopped == "" {
+		w.stopped = sanitize.Line(line)
+	}
 	status := 0
 	var withStatus interface{ HTTPStatus() int }
 	if errors.As(err, &withStatus) {
@@ -513,6 +579,9 @@ func (w *whyFailed) add(err error) {
 func (w *whyFailed) String() string {
 	if len(w.reasons) == 0 {
 		return ""
+	}
+	if w.stopped != "" {
+		return ": " + w.stopped
 	}
 	top := w.reasons[0]
 	for _, r := range w.reasons[1:] {

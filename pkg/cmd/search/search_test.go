@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -321,8 +324,14 @@ func TestARefusedTokenStopsTheStream(t *testing.T) {
 	if exitCode(err) != failure.ExitAuth || h.reg.Requests() > 2*h.opts.Concurrency {
 		t.Fatalf("exit %d after %d requests", exitCode(err), h.reg.Requests())
 	}
-	if n := strings.Count(h.out.String(), `"kind":"auth"`); n != 300 {
-		t.Fatalf("%d auth records for 300 values", n)
+	auth, notSent := strings.Count(h.out.String(), `"kind":"auth"`), strings.Count(h.out.String(), `"kind":"not_sent"`)
+	if auth+notSent != 300 || notSent < 300-2*h.opts.Concurrency {
+		t.Fatalf("%d auth and %d not_sent records for 300 values", auth, notSent)
+	}
+	// The closing line says once that nothing more was sent, and why.
+	want := "300 values: 0 matched, 0 no match, 300 failed: nothing more was sent: the service refused the token for an earlier value; run `tilookup auth login` or set TILOOKUP_TOKEN, then run again\n"
+	if got := h.errOut.String(); got != want {
+		t.Fatalf("closing line\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -405,5 +414,60 @@ func TestDocumentClosingLineSaysWhyValuesFailed(t *testing.T) {
 	err := h.run(t)
 	if exitCode(err) != failure.ExitService || !strings.Contains(h.errOut.String(), "1 failed: search: 503") {
 		t.Fatalf("exit %d, stderr %q", exitCode(err), h.errOut.String())
+	}
+}
+
+// An interrupted run over a file says how far it got, "N of M" with M
+// counted from the whole file, and --skip N goes on from there: the two
+// runs together ask for every value once and have every record.
+func TestInterruptedRunSaysNOfMAndSkipGoesOn(t *testing.T) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("h%02d.example", i))
+	}
+	file := filepath.Join(t.TempDir(), "iocs.txt")
+	if err := os.WriteFile(file, []byte("# a comment\n"+strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := newHarness(t)
+	h.opts.Files = []string{file}
+	h.opts.Concurrency = 1
+	h.reg.Register("stop at h10", httpmock.Query("q", "h10.example"), func(r *http.Request) (*http.Response, error) {
+		cancel()
+		<-r.Context().Done()
+		return nil, r.Context().Err()
+	})
+	h.reg.Register("others", httpmock.Any(), func(r *http.Request) (*http.Response, error) {
+		return httpmock.JSON(answer(r.URL.Query().Get("q"), 1))(r)
+	})
+	err := run(ctx, h.opts)
+	if exitCode(err) != failure.ExitInterrupted {
+		t.Fatalf("err %v", err)
+	}
+	first := h.queries()
+	if len(first) != 10 {
+		t.Fatalf("%d records before the interrupt, want 10: %v", len(first), first)
+	}
+	want := "interrupted: 10 of 40 values done (10 matched, 0 no match, 0 failed); to go on, run the same command with --skip 10\n"
+	if got := h.errOut.String(); got != want {
+		t.Fatalf("closing line\n got %q\nwant %q", got, want)
+	}
+
+	h2 := newHarness(t)
+	h2.opts.Files = []string{file}
+	h2.opts.Skip = 10
+	h2.reg.Register("all", httpmock.Any(), func(r *http.Request) (*http.Response, error) {
+		return httpmock.JSON(answer(r.URL.Query().Get("q"), 1))(r)
+	})
+	if err := h2.run(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(append(first, h2.queries()...), ","); got != strings.Join(lines, ",") {
+		t.Fatalf("the two runs together:\n%s\nwant\n%s", got, strings.Join(lines, ","))
+	}
+	if n := h2.reg.Requests(); n != 30 {
+		t.Fatalf("--skip 10 asked %d values, want 30", n)
 	}
 }

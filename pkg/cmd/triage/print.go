@@ -64,17 +64,18 @@ func (w *documentWriter) Flush() error { return nil }
 func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) error {
 	// A document read later must say that it stops short.
 	w.rep.Skipped, w.rep.Interrupted = skipped, sum.Interrupted
-	var err error
-	switch w.o.Format {
-	case output.STIX:
-		err = export.STIX(w.o.Out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
-	case output.MISP:
-		// Skipped values are never attributes: MISP writes matches only.
-		err = export.MISP(w.o.Out, &w.rep, export.MISPOptions{TLP: w.opts.TLP, ToIDS: w.opts.ToIDS})
-	default:
+	asJSON := w.o.Format == output.STIX || w.o.Format == output.MISP
+	err := export.Write(w.o.Out, w.o.TTY, asJSON, func(out io.Writer) error {
+		switch w.o.Format {
+		case output.STIX:
+			return export.STIX(out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
+		case output.MISP:
+			// Skipped values are never attributes: MISP writes matches only.
+			return export.MISP(out, &w.rep, export.MISPOptions{TLP: w.opts.TLP, ToIDS: w.opts.ToIDS})
+		}
 		// Markdown goes into tickets: defanged unless asked otherwise.
-		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
-	}
+		return export.Markdown(out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
+	})
 	if err != nil {
 		return failure.WriteError(err)
 	}
@@ -109,6 +110,10 @@ type (
 		Failed      int            `json:"failed"`
 		Skipped     int            `json:"skipped"`
 		ByType      map[string]int `json:"by_type"`
+		// Interrupted: the run stopped (Ctrl-C, SIGTERM, SIGHUP) before
+		// every indicator was looked up; the document is the complete
+		// prefix, and must not pass for the whole report.
+		Interrupted bool `json:"interrupted"`
 	}
 )
 
@@ -139,7 +144,7 @@ func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
 
 func newSummaryJSON(s report.Summary) summaryJSON {
 	return summaryJSON{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch,
-		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType}
+		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted}
 }
 
 func httpStatus(err error) int {

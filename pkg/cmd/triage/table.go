@@ -6,8 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -93,7 +95,7 @@ func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped b
 	t.matched(groups[report.Matched])
 	t.section("No match", rows(groups[report.NoMatch], func(report.Indicator) string { return "" }))
 	t.section("Unsupported", rows(groups[report.Unsupported], func(i report.Indicator) string { return i.Resp.UnsupportedReason }))
-	t.section("Failed", rows(groups[report.Failed], func(i report.Indicator) string { return i.Err.Error() }))
+	t.failed(groups[report.Failed])
 	switch {
 	case len(rep.Skipped) == 0:
 	case showSkipped:
@@ -105,6 +107,35 @@ func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped b
 	default:
 		fmt.Fprintf(&t.b, "\n%d skipped before any lookup (--show-skipped lists them with the reasons)\n", len(rep.Skipped))
 	}
+}
+
+// failed lists the values that failed with their errors; when the run
+// stopped sending (a refused token, a service that cannot be reached),
+// the heading says so once and the values follow without the same long
+// line each.
+func (t *tableText) failed(inds []report.Indicator) {
+	stopped, stopErr := "", error(nil)
+	for _, ind := range inds {
+		if line, ok := lookup.NothingMoreSent(ind.Err); ok {
+			stopped, stopErr = line, ind.Err
+			break
+		}
+	}
+	if stopped == "" {
+		t.section("Failed", rows(inds, func(i report.Indicator) string { return i.Err.Error() }))
+		return
+	}
+	why := failure.ExitCode(stopErr)
+	rs := rows(inds, func(i report.Indicator) string {
+		switch {
+		case failure.KindOf(i.Err) == failure.NotSent,
+			why == failure.ExitAuth && failure.KindOf(i.Err) == failure.Auth,
+			why == failure.ExitService && api.Unreachable(i.Err):
+			return "" // the values that showed the run could not succeed
+		}
+		return i.Err.Error()
+	})
+	t.sectionNote("Failed", sanitize.String(stopped), rs)
 }
 
 type row struct{ value, typ, detail string }
@@ -140,11 +171,18 @@ func (t *tableText) value(v, typ string) string {
 
 // section prints rows as "value  type  detail", the value column as wide
 // as the longest value up to maxValueColumn.
-func (t *tableText) section(title string, rs []row) {
+func (t *tableText) section(title string, rs []row) { t.sectionNote(title, "", rs) }
+
+// sectionNote is section with a line under the heading that is about
+// every row.
+func (t *tableText) sectionNote(title, note string, rs []row) {
 	if len(rs) == 0 {
 		return
 	}
 	t.heading(title, len(rs))
+	if note != "" {
+		t.b.WriteString("  " + note + "\n")
+	}
 	vw, tw := 0, 0
 	for i := range rs {
 		rs[i].value = t.value(rs[i].value, rs[i].typ)

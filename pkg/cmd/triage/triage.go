@@ -198,7 +198,7 @@ func run(ctx context.Context, opts *Options) error {
 	src := newSource(in, skipper)
 	defer src.stop()
 	s := &sink{w: w}
-	if opts.IO.IsStderrTTY() {
+	if opts.IO.ProgressAllowed(true) {
 		// Nothing shows on stdout before the end in most formats.
 		s.bar = newProgress(opts.IO.ErrOut)
 	}

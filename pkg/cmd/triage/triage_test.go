@@ -114,7 +114,7 @@ func TestSkippedValuesCostNoRequest(t *testing.T) {
 		`{"value":"10.0.0.5","type":"ipv4","status":"skipped","reason":"private address"}`,
 		`{"value":"127.0.0.1","type":"ipv4","status":"skipped","reason":"loopback address"}`,
 		`{"value":"169.254.1.1","type":"ipv4","status":"skipped","reason":"link-local address"}`,
-		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1}}}`,
+		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1},"interrupted":false}}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), h.out)
@@ -613,5 +613,26 @@ func TestValueColumnWidensWithTheTerminal(t *testing.T) {
 	narrow.section("No match", rs())
 	if !strings.Contains(narrow.b.String(), "\n  198.51.100.250  ipv4") {
 		t.Errorf("80 columns:\n%s", narrow.b.String())
+	}
+}
+
+// A refused token: the table says once that nothing more was sent and
+// why, not one long 401 line per indicator.
+func TestRefusedTokenIsOneLine(t *testing.T) {
+	h := newHarness(t, output.Table)
+	for i := range 23 {
+		fmt.Fprintf(h.in, "seen at host%d.example.com\n", i)
+	}
+	h.reg.Register("401", httpmock.Any(), httpmock.Status(401, nil, `{"message":"bad token"}`))
+	err := h.run()
+	if exitCode(err) != failure.ExitAuth {
+		t.Fatalf("err = %v (exit %d), want exit 4", err, exitCode(err))
+	}
+	out := h.out.String()
+	if n := strings.Count(out, "nothing more was sent: the service refused the token"); n != 1 {
+		t.Fatalf("%d lines say that nothing more was sent:\n%s", n, out)
+	}
+	if strings.Contains(out, "401") || !strings.Contains(out, "Failed (23)") || !strings.Contains(out, "host22.example.com") {
+		t.Fatalf("want the 23 values listed under one line, no 401 line each:\n%s", out)
 	}
 }
