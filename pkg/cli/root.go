@@ -18,6 +18,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/triage"
 	"github.com/tilookup/tilookup/pkg/cmd/version"
+	"github.com/tilookup/tilookup/pkg/cmd/watch"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 )
@@ -125,6 +126,7 @@ type command struct {
 var commands = []command{
 	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
 	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"watch", func(f *cmdutil.Factory) *cobra.Command { return watch.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},

@@ -1,0 +1,235 @@
+package watch
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/watch"
+)
+
+// writer prints the changes of one run in one format. Until the format
+// registry lands, the one switch on the format is newWriter's.
+type writer interface {
+	Add(Change) error
+	Flush() error
+	// Close ends the output; interrupted says the run did not finish.
+	Close(at time.Time, interrupted bool) error
+}
+
+func newWriter(f output.Format, out *bufio.Writer, name string, csvRaw, defang bool) writer {
+	def := func(s, typ string) string { return s }
+	if defang {
+		def = func(s, typ string) string { return ioc.Defang(s, ioc.Type(typ)) }
+	}
+	switch f {
+	case output.JSON, output.NDJSON:
+		return &listWriter{out: out, l: cmdutil.NewListWriter(f, out, nil)}
+	case output.CSV:
+		return &csvWriter{out: out, c: csv.NewWriter(out), raw: csvRaw, defang: def}
+	case output.MD:
+		return &mdWriter{out: out, name: name, defang: def}
+	default:
+		return &tableWriter{out: out, defang: def}
+	}
+}
+
+// listWriter is json (one array, written as the changes come) and ndjson.
+type listWriter struct {
+	out *bufio.Writer
+	l   *cmdutil.ListWriter
+}
+
+func (w *listWriter) Add(c Change) error {
+	if c.Resources == nil {
+		c.Resources = []watch.Delta{}
+	}
+	return w.l.Write(c, nil)
+}
+func (w *listWriter) Flush() error                { return ioErr(w.out.Flush()) }
+func (w *listWriter) Close(time.Time, bool) error { return w.l.Close() }
+
+// csvWriter: one row per change and resource; a failed value is one row
+// with its error, a change with no resource (never) would be one row too.
+type csvWriter struct {
+	out    *bufio.Writer
+	c      *csv.Writer
+	raw    bool
+	defang func(s, typ string) string
+	header bool
+}
+
+var csvColumns = []string{"value", "type", "change", "resource", "label", "before", "after", "checked_at", "previous_checked_at", "error"}
+
+func (w *csvWriter) cell(s string) string {
+	if w.raw {
+		return s
+	}
+	return output.CSVCell(s)
+}
+
+func (w *csvWriter) row(cells ...string) error {
+	if !w.header {
+		w.header = true
+		if err := w.c.Write(csvColumns); err != nil {
+			return ioErr(err)
+		}
+	}
+	for i := range cells {
+		cells[i] = w.cell(cells[i])
+	}
+	return ioErr(w.c.Write(cells))
+}
+
+func (w *csvWriter) Add(c Change) error {
+	prev := ""
+	if c.PreviousCheckedAt != nil {
+		prev = *c.PreviousCheckedAt
+	}
+	value := w.defang(c.Value, c.Type)
+	if c.Error != nil {
+		return w.row(value, c.Type, c.Change, "", "", "", "", c.CheckedAt, prev, c.Error.Message)
+	}
+	for _, d := range c.Resources {
+		if err := w.row(value, c.Type, c.Change, d.Resource, d.Label, csvCount(d.Before), csvCount(d.After), c.CheckedAt, prev, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *csvWriter) Flush() error {
+	w.c.Flush()
+	if err := w.c.Error(); err != nil {
+		return ioErr(err)
+	}
+	return ioErr(w.out.Flush())
+}
+
+func (w *csvWriter) Close(time.Time, bool) error {
+	if !w.header {
+		w.header = true
+		if err := w.c.Write(csvColumns); err != nil {
+			return ioErr(err)
+		}
+	}
+	return w.Flush()
+}
+
+// tableWriter: one line per change, streamed (a column of fixed width for
+// the kind, then the value, then the resources in one cell), every string
+// through the terminal sanitizer.
+type tableWriter struct {
+	out    *bufio.Writer
+	defang func(s, typ string) string
+	n      int
+}
+
+func (w *tableWriter) Add(c Change) error {
+	w.n++
+	var what string
+	if c.Error != nil {
+		what = c.Error.Message
+	} else {
+		parts := make([]string, len(c.Resources))
+		for i, d := range c.Resources {
+			label := d.Label
+			if label == "" {
+				label = d.Resource
+			}
+			parts[i] = fmt.Sprintf("%s %s→%s", label, countText(d.Before), countText(d.After))
+		}
+		what = strings.Join(parts, ", ")
+	}
+	_, err := fmt.Fprintf(w.out, "%-8s %s  %s  %s\n", c.Change, sanitize.String(w.defang(c.Value, c.Type)), sanitize.String(c.Type), sanitize.String(what))
+	return ioErr(err)
+}
+
+func (w *tableWriter) Flush() error { return ioErr(w.out.Flush()) }
+
+func (w *tableWriter) Close(_ time.Time, interrupted bool) error {
+	if interrupted {
+		_, err := fmt.Fprintln(w.out, "(interrupted: the values not reached were not compared)")
+		return ioErr(err)
+	}
+	return nil
+}
+
+// mdWriter is one document for a mail or a ticket, written at the end:
+// a heading, then one table of the changes (a row per resource), then the
+// failed values. Every string of data is escaped (pkg/export's rules).
+type mdWriter struct {
+	out    *bufio.Writer
+	name   string
+	defang func(s, typ string) string
+	rows   []Change
+}
+
+func (w *mdWriter) Add(c Change) error { w.rows = append(w.rows, c); return nil }
+func (w *mdWriter) Flush() error       { return nil }
+
+func (w *mdWriter) Close(at time.Time, interrupted bool) error {
+	var changes, failed []Change
+	for _, c := range w.rows {
+		if c.Error != nil {
+			failed = append(failed, c)
+		} else {
+			changes = append(changes, c)
+		}
+	}
+	b := w.out
+	fmt.Fprintf(b, "# Watch %s: %d changed, %d failed\n\n", export.MarkdownCell(w.name), len(changes), len(failed))
+	fmt.Fprintf(b, "Checked at %s.", at.UTC().Format(time.RFC3339))
+	if interrupted {
+		b.WriteString(" **Interrupted**: the values not reached were not compared.")
+	}
+	b.WriteString("\n\n")
+	if len(changes) == 0 {
+		b.WriteString("Nothing changed.\n")
+	} else {
+		b.WriteString("| Change | Indicator | Type | Resource | Before | After |\n|---|---|---|---|---|---|\n")
+		for _, c := range changes {
+			for _, d := range c.Resources {
+				label := d.Label
+				if label == "" {
+					label = d.Resource
+				}
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.Change, export.MarkdownCodeCell(w.defang(c.Value, c.Type)),
+					export.MarkdownCell(c.Type), export.MarkdownCell(label), export.MarkdownCell(countText(d.Before)), export.MarkdownCell(countText(d.After)))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n## Failed (last good answers kept)\n\n")
+		for _, c := range failed {
+			fmt.Fprintf(b, "- %s: %s\n", export.MarkdownCodeCell(w.defang(c.Value, c.Type)), export.MarkdownCell(c.Error.Message))
+		}
+	}
+	return ioErr(b.Flush())
+}
+
+func csvCount(n *json.Number) string {
+	if n == nil {
+		return ""
+	}
+	return n.String()
+}
+
+func ioErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(failure.Kinded); ok {
+		return err
+	}
+	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+}
