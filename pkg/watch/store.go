@@ -165,12 +165,12 @@ func (s Store) Forget(name string) (bool, error) {
 
 // Summary is what `watch list` shows of one list.
 type Summary struct {
-	Name      string `json:"name"`
-	Values    int    `json:"values"`
-	LastRun   string `json:"last_run"` // RFC 3339, "" before any run
-	Changes   int    `json:"changes"`
-	Errors    int    `json:"errors"`
-	Problem   string `json:"error,omitempty"` // a state that cannot be read
+	Name    string `json:"name"`
+	Values  int    `json:"values"`
+	LastRun string `json:"last_run"` // RFC 3339, "" before any run
+	Changes int    `json:"changes"`
+	Errors  int    `json:"errors"`
+	Problem string `json:"error,omitempty"` // a state that cannot be read
 }
 
 // List reads every list of the scope, by name. A list whose state cannot

@@ -128,4 +128,3 @@ func countText(n *json.Number) string {
 	}
 	return n.String()
 }
-

@@ -32,7 +32,7 @@ type Options struct {
 	// Format is the -o setting.
 	Format func() (output.Format, error)
 	// Scope is the profile and the base URL, which pick the directory.
-	Scope func() (profile, baseURL string, err error)
+	Scope  func() (profile, baseURL string, err error)
 	Getenv func(string) string
 	Now    func() time.Time
 
