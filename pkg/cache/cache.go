@@ -40,12 +40,12 @@ const magic = "tilookup-cache 1 "
 
 // Options configure a Cache. Zero values get defaults.
 type Options struct {
-	Dir     string           // where the answers live; see DefaultDir
-	MaxSize int64            // bytes on disk before the oldest answers go; 0 = DefaultMaxSize
+	Dir     string // where the answers live; see DefaultDir
+	MaxSize int64  // bytes on disk before the oldest answers go; 0 = DefaultMaxSize
 	// MaxEntry bounds the bytes read of one entry (the response size
 	// cap plus a header); 0 = DefaultMaxEntry.
 	MaxEntry int64
-	Now     func() time.Time // the clock; tests set it
+	Now      func() time.Time // the clock; tests set it
 }
 
 // Cache is a directory of answers. It is safe for concurrent use, within
