@@ -21,6 +21,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/watch"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 // NewRootCmd builds the command tree. It only declares flags and commands:
@@ -78,7 +79,7 @@ events endpoint. Try it with no account:
 	pf := root.PersistentFlags()
 	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "`format`: table, json, ndjson, csv, md, stix")
+	pf.StringP("output", "o", "", "`format`: "+format.HelpList())
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).

@@ -21,7 +21,7 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 	}
 	format, err := output.ParseFormat(name)
 	if err != nil {
-		return output.Options{}, failure.New(failure.Usage, "%v", err)
+		return output.Options{}, err
 	}
 	if jq != "" && format != output.NDJSON {
 		format = output.JSON
@@ -71,16 +71,6 @@ func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource 
 	}
 	if opened && f.IO.IsStderrTTY() {
 		fmt.Fprintf(f.IO.ErrOut, "Opening %s in your browser.\n", sanitize.String(u))
-	}
-	return nil
-}
-
-// NoDocument refuses md and stix, the whole-run documents that only search
-// and triage write, for the commands that print records of another shape
-// (detect, extract, events me).
-func NoDocument(format output.Format) error {
-	if format == output.MD || format == output.STIX {
-		return failure.New(failure.Usage, "-o %s is written by search and triage only: use table, json, ndjson or csv here", format)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/report"
 )
 
@@ -141,7 +142,7 @@ func newBundler(r *report.Report, opts STIXOptions) (*bundler, error) {
 // add writes the objects of one indicator.
 func (b *bundler) add(in report.Indicator) error {
 	typ := typeOf(in)
-	if typ == "cve" {
+	if ioc.Type(typ) == ioc.CVE {
 		return b.vulnerability(in)
 	}
 	obs, ok := observableOf(typ)

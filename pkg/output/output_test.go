@@ -18,6 +18,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -377,7 +378,7 @@ func TestEventsGolden(t *testing.T) {
 }
 
 func TestEventsMalformed(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range format.Names() {
 		var b bytes.Buffer
 		err := PrintEvents(Options{Format: Format(f), Out: &b}, []byte(`{"a":`))
 		if failure.KindOf(err) != failure.Decode {
@@ -504,7 +505,7 @@ func TestParseFormat(t *testing.T) {
 	if err == nil || failure.KindOf(err) != failure.Usage {
 		t.Fatalf("ParseFormat(xml) = %v", err)
 	}
-	for _, f := range Formats {
+	for _, f := range format.Names() {
 		if !strings.Contains(err.Error(), f) {
 			t.Errorf("message %q does not list %s", err, f)
 		}
@@ -706,6 +707,27 @@ func TestEmptyShapes(t *testing.T) {
 	} {
 		if got := printEventsRaw(t, tt.opts, tt.raw); string(got) != tt.want {
 			t.Errorf("%s %s: got %q, want %q", tt.opts.Format, tt.raw, got, tt.want)
+		}
+	}
+}
+
+// TestEveryFormatPrintsOrRefuses: for each registered format, the search
+// printer and the events printer either print or return an error, never
+// nil, nil or silent nothing (a row added without its printer).
+func TestEveryFormatPrintsOrRefuses(t *testing.T) {
+	for _, name := range format.Names() {
+		f := Format(name)
+		p, err := NewSearchPrinter(Options{Format: f, Out: io.Discard}, true)
+		if p == nil && err == nil {
+			t.Errorf("NewSearchPrinter(%s) = nil, nil", f)
+		}
+		if r, _ := format.Lookup(name); r.Streams() != (err == nil) {
+			t.Errorf("NewSearchPrinter(%s): err = %v; a printer is wanted exactly for streaming formats", f, err)
+		}
+		var b bytes.Buffer
+		err = PrintEvents(Options{Format: f, Out: &b}, []byte(`{"a":1}`))
+		if (err == nil) == (b.Len() == 0) {
+			t.Errorf("PrintEvents(%s): err = %v, wrote %d bytes; want output or an error", f, err, b.Len())
 		}
 	}
 }

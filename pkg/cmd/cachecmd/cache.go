@@ -41,7 +41,7 @@ func NewCmd(f *cmdutil.Factory, runF func(name string, o *Options) error) *cobra
 		Out:     f.IO.Out,
 		Cache:   func() (*cache.Cache, error) { return open(f) },
 		Setting: func() (string, string) { return setting(f) },
-		Format:  func() (output.Format, error) { return cmdutil.Format(f) },
+		Format:  func() (output.Format, error) { return cmdutil.Format(f, "cache") },
 		Now:     time.Now,
 	}
 	cmd := &cobra.Command{

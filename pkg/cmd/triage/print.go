@@ -41,7 +41,10 @@ func newWriter(o output.Options, opts *Options, title string, now time.Time) (wr
 	case output.MD, output.STIX:
 		return &documentWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now.UTC()}}, nil
 	}
-	return nil, failure.New(failure.Usage, "triage cannot write -o %s: use table, json, ndjson, csv, md or stix", o.Format)
+	if err := output.CheckFormat("triage", o.Format); err != nil {
+		return nil, err
+	}
+	return nil, failure.New(failure.Usage, "triage cannot write -o %s yet", o.Format)
 }
 
 // documentWriter keeps the run and writes it at the end as Markdown or a
