@@ -2,11 +2,13 @@ package watch
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/watch"
@@ -33,13 +35,15 @@ listed with the reason. -o json, ndjson and csv too.`,
 			if err != nil {
 				return err
 			}
-			fm, err := cmdutil.Format(f)
+			fm, err := cmdutil.Format(f, "watch")
 			if err != nil {
 				return err
 			}
+			if fm == output.MD {
+				return cmdutil.UsageError("watch list writes table, json, ndjson or csv, not -o md")
+			}
 			if fm == output.Table && len(lists) == 0 {
-				fmt.Fprintf(f.IO.ErrOut, "No watch list in %s\n", sanitize.String(st.Dir))
-				return nil
+				return write(f, fmt.Sprintf("No watch list in %s\n", sanitize.String(st.Dir)))
 			}
 			w := cmdutil.NewListWriter(fm, f.IO.Out, []string{"name", "values", "last_run", "changes", "errors", "error"})
 			for _, l := range lists {
@@ -63,7 +67,7 @@ func newForgetCmd(f *cmdutil.Factory) *cobra.Command {
 base URL; with --sandbox, the sandbox's): its next run compares with nothing.
 It waits for a run of NAME in progress, as a run does. A NAME that does not
 exist is an error (exit 2).`,
-		Example: `  tilookup watch forget case-42`,
+		Example: `  tilookup watch forget ours`,
 		Args:    cmdutil.ExactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -81,12 +85,17 @@ exist is an error (exit 2).`,
 			if !ok {
 				return cmdutil.UsageError("no watch list %q in %s (tilookup watch list names them)", name, st.Dir)
 			}
-			if f.IO.IsStderrTTY() {
-				fmt.Fprintf(f.IO.ErrOut, "Forgot the watch list %s\n", sanitize.String(name))
-			}
-			return nil
+			return write(f, fmt.Sprintf("Forgot the watch list %s.\n", name))
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Sandbox, "sandbox", false, "a list kept against the built-in sandbox")
 	return cmd
+}
+
+// write prints a line of a subcommand's own.
+func write(f *cmdutil.Factory, s string) error {
+	if _, err := io.WriteString(f.IO.Out, s); err != nil {
+		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+	}
+	return nil
 }

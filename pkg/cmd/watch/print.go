@@ -17,8 +17,8 @@ import (
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
-// writer prints the changes of one run in one format. Until the format
-// registry lands, the one switch on the format is newWriter's.
+// writer prints the changes of one run in one format: the formats that
+// pkg/output/format lists for watch, each built by newWriter.
 type writer interface {
 	Add(Change) error
 	Flush() error
@@ -26,21 +26,25 @@ type writer interface {
 	Close(at time.Time, interrupted bool) error
 }
 
-func newWriter(f output.Format, out *bufio.Writer, name string, csvRaw, defang bool) writer {
+func newWriter(f output.Format, out *bufio.Writer, name string, csvRaw, defang bool) (writer, error) {
+	if err := output.CheckFormat("watch", f); err != nil {
+		return nil, err
+	}
 	def := func(s, typ string) string { return s }
 	if defang {
 		def = func(s, typ string) string { return ioc.Defang(s, ioc.Type(typ)) }
 	}
 	switch f {
 	case output.JSON, output.NDJSON:
-		return &listWriter{out: out, l: cmdutil.NewListWriter(f, out, nil)}
+		return &listWriter{out: out, l: cmdutil.NewListWriter(f, out, nil)}, nil
 	case output.CSV:
-		return &csvWriter{out: out, c: csv.NewWriter(out), raw: csvRaw, defang: def}
+		return &csvWriter{out: out, c: csv.NewWriter(out), raw: csvRaw, defang: def}, nil
 	case output.MD:
-		return &mdWriter{out: out, name: name, defang: def}
-	default:
-		return &tableWriter{out: out, defang: def}
+		return &mdWriter{out: out, name: name, defang: def}, nil
+	case output.Table:
+		return &tableWriter{out: out, defang: def}, nil
 	}
+	return nil, fmt.Errorf("watch has no printer for -o %s", f)
 }
 
 // listWriter is json (one array, written as the changes come) and ndjson.

@@ -96,16 +96,21 @@ until Ctrl-C; each run prints its own changes.
 Exit status, for cron: 0 when something changed, 1 when nothing did; a
 failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
 		Example: `  tilookup extract report.txt | tilookup watch --name case-42
-  tilookup watch --name ours -o md domains.txt > diff.md && mail -s "TI changes" soc@example.com < diff.md
-  tilookup watch --name ours -o ndjson domains.txt | jq -c 'select(.change=="new")'
-  tilookup watch list
-  tilookup watch forget case-42`,
+  tilookup extract report.txt | tilookup watch --name ours -o md
+  tilookup extract report.txt | tilookup watch --name mine -o ndjson | jq -c 'select(.change=="new")'
+  tilookup watch list`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.DefangSet = cmd.Flags().Changed("defang")
 			if opts.Name == "" {
-				return cmdutil.UsageError("give the watch list's name: --name NAME")
+				// Without --name, watch is the parent of list and
+				// forget: a word after it is a mistyped subcommand,
+				// and nothing at all asks for the help.
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				return cmdutil.ArgErrorf("unknown command %q for %q (to watch a list: --name NAME FILE...)", args[0], cmd.CommandPath())
 			}
 			if err := watch.CheckName(opts.Name); err != nil {
 				return cmdutil.UsageError("%v", err)
@@ -129,7 +134,7 @@ failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators (always in md unless =false)")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
-	fl.DurationVar(&opts.Every, "every", 0, "run again every `DURATION` (at least 1m) until Ctrl-C")
+	fl.DurationVar(&opts.Every, "every", 0, "run again every `DURATION` (>= 1m) until Ctrl-C")
 	cmdutil.AddNetworkFlags(cmd)
 	cmd.AddCommand(newListCmd(f), newForgetCmd(f))
 	return cmd
@@ -140,27 +145,11 @@ func newOptions(f *cmdutil.Factory) *Options {
 		IO:           f.IO,
 		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
 		StartSandbox: f.Sandbox,
-		Format:       func() (output.Format, error) { return format(f) },
+		Format:       func() (output.Format, error) { return cmdutil.Format(f, "watch") },
 		Scope:        func() (string, string, error) { return scope(f) },
 		Getenv:       os.Getenv,
 		Now:          time.Now,
 	}
-}
-
-// format is -o: every format but stix (MISP is to come).
-func format(f *cmdutil.Factory) (output.Format, error) {
-	name, err := f.Get("output")
-	if err != nil {
-		return "", err
-	}
-	fm, err := output.ParseFormat(name)
-	if err != nil {
-		return "", failure.New(failure.Usage, "%v", err)
-	}
-	if fm == output.STIX {
-		return "", failure.New(failure.Usage, "watch writes table, json, ndjson, csv or md, not -o %s", fm)
-	}
-	return fm, nil
 }
 
 // scope is the profile and base URL whose lists are used.
@@ -254,7 +243,10 @@ func runOnce(ctx context.Context, opts *Options) error {
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, 0, false, false, nil))
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defang := opts.Defang || fm == output.MD && !opts.DefangSet
-	w := newWriter(fm, out, opts.Name, opts.CSVRaw, defang)
+	w, err := newWriter(fm, out, opts.Name, opts.CSVRaw, defang)
+	if err != nil {
+		return err
+	}
 	now := opts.Now()
 	s := newSink(state, w, now)
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)

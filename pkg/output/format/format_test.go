@@ -53,8 +53,8 @@ func TestCheck(t *testing.T) {
 		{"events", Table, ""},
 		{"cache", JSON, ""},
 		{"detect", STIX, "-o stix is written by search and triage only: use table, json, ndjson or csv here"},
-		{"extract", MD, "-o md is written by search and triage only: use table, json, ndjson or csv here"},
-		{"cache", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json or ndjson here"},
+		{"extract", MD, "-o md is written by search, triage and watch only: use table, json, ndjson or csv here"},
+		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events and watch only: use table, json or ndjson here"},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"search", MISP, `invalid output format "misp"`},
 	} {
