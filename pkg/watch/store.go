@@ -78,16 +78,19 @@ func (s Store) prepare() error {
 	if err := statefile.EnsureDir(s.Dir); err != nil {
 		return err
 	}
-	// The parents up to tilookup/ are ours too: whoever can rename them
-	// can swap the whole directory.
-	for d := filepath.Dir(s.Dir); ; d = filepath.Dir(d) {
+	// The parents up to tilookup/ are ours too: whoever can rename one
+	// can swap the whole directory. Above that (~/.local/state) is the
+	// user's business.
+	dirs := []string{s.Root}
+	if up := filepath.Dir(s.Root); filepath.Base(up) == "tilookup" {
+		dirs = append(dirs, up)
+	}
+	for _, d := range dirs {
 		if err := statefile.CheckDir(d); err != nil {
 			return err
 		}
-		if filepath.Base(d) == "tilookup" || d == filepath.Dir(d) {
-			return nil
-		}
 	}
+	return nil
 }
 
 // Open locks NAME for this run and reads its state (a new one when there
@@ -101,6 +104,7 @@ func (s Store) Open(name, profile, baseURL string) (st *State, release func(), e
 	if err != nil {
 		return nil, nil, err
 	}
+	s.removeTemps(name)
 	st, err = s.read(name)
 	if err != nil {
 		release()
@@ -110,6 +114,16 @@ func (s Store) Open(name, profile, baseURL string) (st *State, release func(), e
 		st = New(name, profile, baseURL)
 	}
 	return st, release, nil
+}
+
+// removeTemps deletes what a run killed while writing NAME's state left
+// (statefile.WriteFile's temporary files). Under NAME's lock no other run
+// is writing one.
+func (s Store) removeTemps(name string) {
+	tmps, _ := filepath.Glob(filepath.Join(s.Dir, "."+name+".json.tmp-*"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
 }
 
 // read is nil, nil when NAME has no state yet.
