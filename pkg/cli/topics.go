@@ -78,7 +78,7 @@ errors 2-6 and 130 win over both 0 and 1. Each error is one line on stderr.`
 func ExitCodes() []Entry {
 	return []Entry{
 		{"0", "success"},
-		{"1", "nothing matched: only with search -e/--exit-status, when no value at all matched (like grep: one match among many values is success)"},
+		{"1", "nothing matched: only with search -e/--exit-status, when no value at all matched (like grep: one match among many values is success); for watch, nothing changed"},
 		{"2", "usage error, invalid input, or 400 from the service"},
 		{"3", "configuration problem: no base URL, no token, or a base URL that would leak the token"},
 		{"4", "authentication or permission refused (401, 403)"},
