@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -26,7 +25,7 @@ type writer interface {
 	Close(at time.Time, interrupted bool) error
 }
 
-func newWriter(f output.Format, out *bufio.Writer, name string, csvRaw, defang bool) (writer, error) {
+func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool) (writer, error) {
 	if err := output.CheckFormat("watch", f); err != nil {
 		return nil, err
 	}
@@ -36,7 +35,7 @@ func newWriter(f output.Format, out *bufio.Writer, name string, csvRaw, defang b
 	}
 	switch f {
 	case output.JSON, output.NDJSON:
-		return &listWriter{out: out, l: cmdutil.NewListWriter(f, out, nil)}, nil
+		return &jsonWriter{out: out, ndjson: f == output.NDJSON, tty: tty}, nil
 	case output.CSV:
 		return &csvWriter{out: out, c: csv.NewWriter(out), raw: csvRaw, defang: def}, nil
 	case output.MD:
@@ -47,20 +46,54 @@ func newWriter(f output.Format, out *bufio.Writer, name string, csvRaw, defang b
 	return nil, fmt.Errorf("watch has no printer for -o %s", f)
 }
 
-// listWriter is json (one array, written as the changes come) and ndjson.
-type listWriter struct {
-	out *bufio.Writer
-	l   *cmdutil.ListWriter
+// jsonWriter is json (one array, written as the changes come) and
+// ndjson. On a terminal every character a terminal could act on (a bidi
+// override from a label, say) is written as a \u escape, as search does.
+type jsonWriter struct {
+	out    *bufio.Writer
+	ndjson bool
+	tty    bool
+	n      int
 }
 
-func (w *listWriter) Add(c Change) error {
+func (w *jsonWriter) Add(c Change) error {
 	if c.Resources == nil {
 		c.Resources = []watch.Delta{}
 	}
-	return w.l.Write(c, nil)
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if w.tty {
+		b = sanitize.JSON(b)
+	}
+	switch {
+	case w.ndjson:
+	case w.n == 0:
+		w.out.WriteString("[\n")
+	default:
+		w.out.WriteString(",\n")
+	}
+	w.n++
+	w.out.Write(b)
+	if w.ndjson {
+		w.out.WriteByte('\n')
+	}
+	return nil
 }
-func (w *listWriter) Flush() error                { return ioErr(w.out.Flush()) }
-func (w *listWriter) Close(time.Time, bool) error { return w.l.Close() }
+
+func (w *jsonWriter) Flush() error { return ioErr(w.out.Flush()) }
+
+func (w *jsonWriter) Close(time.Time, bool) error {
+	switch {
+	case w.ndjson:
+	case w.n == 0:
+		w.out.WriteString("[]\n")
+	default:
+		w.out.WriteString("\n]\n")
+	}
+	return w.Flush()
+}
 
 // csvWriter: one row per change and resource; a failed value is one row
 // with its error, a change with no resource (never) would be one row too.

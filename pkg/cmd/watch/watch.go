@@ -243,7 +243,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, 0, false, false, nil))
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defang := opts.Defang || fm == output.MD && !opts.DefangSet
-	w, err := newWriter(fm, out, opts.Name, opts.CSVRaw, defang)
+	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang)
 	if err != nil {
 		return err
 	}
