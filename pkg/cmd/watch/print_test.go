@@ -32,7 +32,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 	}{
 		{output.JSON, true, false, []string{`"label":"=HYPERLINK(\"x\") |a| [l](http://x) \u202e\u001b[2J"`, "[\n{", "}\n]\n"}, []string{"\u202e", "\x1b"}},
 		{output.JSON, false, false, []string{"\u202e"}, nil},
-		{output.NDJSON, true, false, []string{`"before":null,"after":1`, `"previous_checked_at":"2026-11-23T07:00:00Z"`}, []string{"\u202e", "\x1b", "["+"\n"}},
+		{output.NDJSON, true, false, []string{`"before":null,"after":1`, `"previous_checked_at":"2026-11-23T07:00:00Z"`}, []string{"\u202e", "\x1b", "[" + "\n"}},
 		{output.CSV, false, false, []string{"value,type,change,resource,label,before,after,checked_at,previous_checked_at,error\n", `evil.example,domain,new,r,"'=HYPERLINK(""x"")`}, nil},
 		{output.CSV, false, true, []string{"evil[.]example,domain,new"}, nil},
 		{output.MD, false, true, []string{"# Watch n: 1 changed, 0 failed", "| new | `evil[.]example` | domain |", `\|a\|`, "| - | 1 |"}, []string{"\x1b", "\u202e", "[l](http"}},
