@@ -27,7 +27,6 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
@@ -45,12 +44,19 @@ const (
 	backoffBase    = 500 * time.Millisecond
 	backoffCap     = 10 * time.Second
 	maxRetryAfter  = 2 * time.Minute
-	defaultMaxBody = config.DefaultMaxResponseSize
+	defaultMaxBody = DefaultMaxResponseSize
+)
 
+// The client's defaults; pkg/config gives its keys the same ones.
+const (
+	// DefaultTimeout bounds one request.
+	DefaultTimeout = 30 * time.Second
 	// DefaultDeadline bounds one value, every try and wait included, so
 	// that a service that keeps answering 503 with Retry-After cannot hold
 	// a bulk run forever.
-	DefaultDeadline = config.DefaultDeadline
+	DefaultDeadline = 2 * time.Minute
+	// DefaultMaxResponseSize is the largest body read.
+	DefaultMaxResponseSize = 32 << 20
 )
 
 // Options configure a Client. Zero values get sane defaults.
@@ -149,7 +155,7 @@ func New(o Options, allowInsecure bool) (*Client, error) {
 		}
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = config.DefaultTimeout
+		o.Timeout = DefaultTimeout
 	}
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline

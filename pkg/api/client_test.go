@@ -371,6 +371,37 @@ func TestRedirectToOtherHostDropsToken(t *testing.T) {
 	}
 }
 
+// The credentials stay behind when a redirect leaves the host, also where
+// net/http would forward them: the same host name on another port (a
+// token belongs to one origin), for both endpoints.
+func TestRedirectToOtherPortDropsCredentials(t *testing.T) {
+	for _, call := range []struct {
+		name string
+		do   func(*Client) error
+	}{
+		{"search", func(c *Client) error { _, err := c.Search(context.Background(), "a.example", 0); return err }},
+		{"events", func(c *Client) error { _, err := c.EventsMe(context.Background()); return err }},
+	} {
+		var got atomic.Value
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got.Store(r.Header.Get("Authorization") + "|" + r.Header.Get("Cookie"))
+			fmt.Fprint(w, `{"query":"a.example","detected_type":"domain","results":[]}`)
+		}))
+		origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+		}))
+		c, _ := newClient(t, origin.URL)
+		if err := call.do(c); err != nil {
+			t.Errorf("%s: %v", call.name, err)
+		}
+		if v, _ := got.Load().(string); v != "|" {
+			t.Errorf("%s: the credentials followed the redirect to another port: %q", call.name, v)
+		}
+		origin.Close()
+		other.Close()
+	}
+}
+
 func TestRedirectSameHostKeepsTokenAndLoopStops(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

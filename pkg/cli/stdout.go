@@ -63,5 +63,5 @@ func (s *stdout) check(err error) error {
 	if werr == nil || (err != nil && failure.KindOf(err) != failure.Usage) {
 		return err
 	}
-	return failure.Wrap(failure.IO, werr, "cannot write the output: "+werr.Error())
+	return failure.WriteError(werr)
 }

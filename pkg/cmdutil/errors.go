@@ -10,15 +10,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
-// ExitWith returns nil for 0, else an error that exits with code and
-// prints nothing (the explanation is already on screen).
-func ExitWith(code int) error {
-	if code == failure.ExitOK {
-		return nil
-	}
-	return &failure.Reported{Code: code}
-}
-
 // UsageError is a mistake on the command line, with a one-line message.
 func UsageError(format string, args ...any) error {
 	return ArgErrorf(format, args...)

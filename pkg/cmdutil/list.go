@@ -1,83 +1,75 @@
 package cmdutil
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// ListWriter streams simple records (detect and extract results) in any
-// output format: a JSON array written element by element, NDJSON lines,
-// CSV with a header, or an aligned table. Only the table buffers, and only
-// when it has several columns; a one-column table is one value per line.
+// ListWriter streams simple records (detect, extract and config list
+// results) in any output format: a JSON array written element by element,
+// NDJSON lines, CSV with a header, or an aligned table. Only the table
+// buffers, and only when it has several columns; a one-column table is one
+// value per line. JSON goes through output.WriteJSON and CSV through
+// output.CSVWriter, so a terminal gets the same escaping and CSV cells the
+// same formula guard as search's.
 type ListWriter struct {
-	format  output.Format
-	out     io.Writer
+	o       output.Options
 	columns []string
 	n       int
-	csv     *csv.Writer
+	csv     *output.CSVWriter
 	tw      *tabwriter.Writer
+	buf     []byte
 }
 
-// NewListWriter starts a list with the given table/CSV column names.
-func NewListWriter(format output.Format, out io.Writer, columns []string) *ListWriter {
-	return &ListWriter{format: format, out: out, columns: columns}
+// NewListWriter starts a list in o.Format on o.Out (o.TTY and o.CSVRaw
+// apply) with the given table/CSV column names.
+func NewListWriter(o output.Options, columns []string) *ListWriter {
+	return &ListWriter{o: o, columns: columns}
 }
 
 // Write adds one record: obj for JSON formats, cells for table and CSV.
 func (l *ListWriter) Write(obj any, cells []string) error {
-	return ioError(l.write(obj, cells))
-}
-
-func (l *ListWriter) write(obj any, cells []string) error {
 	defer func() { l.n++ }()
-	switch l.format {
-	case output.JSON:
+	switch l.o.Format {
+	case output.JSON, output.NDJSON:
 		b, err := json.Marshal(obj)
 		if err != nil {
 			return err
 		}
-		sep := ",\n"
-		if l.n == 0 {
-			sep = "[\n"
+		l.buf = l.buf[:0]
+		if l.o.Format == output.JSON {
+			if l.n == 0 {
+				l.buf = append(l.buf, "[\n"...)
+			} else {
+				l.buf = append(l.buf, ",\n"...)
+			}
+			l.buf = append(l.buf, b...)
+		} else {
+			l.buf = append(append(l.buf, b...), '\n')
 		}
-		_, err = fmt.Fprintf(l.out, "%s%s", sep, b)
-		return err
-	case output.NDJSON:
-		b, err := json.Marshal(obj)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(l.out, "%s\n", b)
-		return err
+		return output.WriteJSON(l.o, l.buf)
 	case output.CSV:
 		if l.csv == nil {
-			l.csv = csv.NewWriter(l.out)
-			if err := l.csv.Write(l.columns); err != nil {
-				return err
-			}
+			l.csv = output.NewCSVWriter(l.o, l.columns)
 		}
-		safe := make([]string, len(cells))
-		for i, c := range cells {
-			safe[i] = output.CSVCell(c)
-		}
-		err := l.csv.Write(safe)
-		l.csv.Flush()
-		return err
-	default:
-		if len(cells) == 1 {
-			_, err := fmt.Fprintln(l.out, sanitize.String(cells[0]))
+		if err := l.csv.Write(cells); err != nil {
 			return err
 		}
+		return l.csv.Flush()
+	default:
+		if len(cells) == 1 {
+			_, err := fmt.Fprintln(l.o.Out, sanitize.String(cells[0]))
+			return failure.WriteError(err)
+		}
 		if l.tw == nil {
-			l.tw = tabwriter.NewWriter(l.out, 0, 4, 2, ' ', 0)
+			l.tw = tabwriter.NewWriter(l.o.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(l.tw, strings.ToUpper(strings.Join(l.columns, "\t")))
 		}
 		safe := make([]string, len(cells))
@@ -85,42 +77,27 @@ func (l *ListWriter) write(obj any, cells []string) error {
 			safe[i] = sanitize.String(c)
 		}
 		_, err := fmt.Fprintln(l.tw, strings.Join(safe, "\t"))
-		return err
+		return failure.WriteError(err)
 	}
 }
 
 // Close ends the list: the JSON array's bracket (an empty array when
-// nothing was written), the table's flush.
-func (l *ListWriter) Close() error { return ioError(l.close()) }
-
-// ioError gives a failed write its kind: not a usage mistake, exit 2 all
-// the same, and no pointer to --help.
-func ioError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
-}
-
-func (l *ListWriter) close() error {
-	switch l.format {
+// nothing was written), the CSV header when no row came, the table's flush.
+func (l *ListWriter) Close() error {
+	switch l.o.Format {
 	case output.JSON:
 		if l.n == 0 {
-			_, err := fmt.Fprintln(l.out, "[]")
-			return err
+			return output.WriteJSON(l.o, []byte("[]\n"))
 		}
-		_, err := fmt.Fprintln(l.out, "\n]")
-		return err
+		return output.WriteJSON(l.o, []byte("\n]\n"))
 	case output.CSV:
 		if l.csv == nil {
-			l.csv = csv.NewWriter(l.out)
-			l.csv.Write(l.columns)
+			l.csv = output.NewCSVWriter(l.o, l.columns)
 		}
-		l.csv.Flush()
-		return l.csv.Error()
+		return l.csv.Close()
 	}
 	if l.tw != nil {
-		return l.tw.Flush()
+		return failure.WriteError(l.tw.Flush())
 	}
 	return nil
 }
@@ -140,12 +117,18 @@ func Format(f *Factory, command string) (output.Format, error) {
 	return format, output.CheckFormat(command, format)
 }
 
-// WriteJSON writes one value as a line of JSON.
-func WriteJSON(w io.Writer, v any) error {
+// ListOptions are the output options of a command that prints records
+// through ListWriter: format on ios.Out, escaped when it is a terminal.
+func ListOptions(ios *iostreams.IOStreams, format output.Format) output.Options {
+	return output.Options{Format: format, Out: ios.Out, TTY: ios.IsStdoutTTY()}
+}
+
+// WriteJSON writes one value as a line of JSON to o.Out, escaped for a
+// terminal as output.WriteJSON does.
+func WriteJSON(o output.Options, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return output.WriteJSON(o, append(b, '\n'))
 }

@@ -7,17 +7,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 // Built-in defaults, typed. The Default strings of Keys spell the same
-// values for `config list` and help; a test keeps the two in step.
+// values for `config list` and help; a test keeps the two in step. The
+// client's own are pkg/api's, which must not import this package (and
+// viper with it).
 const (
-	DefaultTimeout         = 30 * time.Second
-	DefaultDeadline        = 2 * time.Minute
+	DefaultTimeout         = api.DefaultTimeout
+	DefaultDeadline        = api.DefaultDeadline
 	DefaultRetries         = 2
 	DefaultKeyringTimeout  = 3 * time.Second
-	DefaultMaxResponseSize = 32 << 20
+	DefaultMaxResponseSize = api.DefaultMaxResponseSize
 	DefaultCookieName      = "jwt"
 	DefaultOutput          = string(format.Table)
 )

@@ -120,16 +120,23 @@ func KindOf(err error) Kind {
 	return Usage
 }
 
+// WriteError is the one error of a failed write of the output (a closed
+// pipe, a full disk): kind IO, exit 2 without a pointer to --help, and
+// "cannot write the output: " before the reason. nil stays nil, and an
+// error that already has a kind keeps it.
+func WriteError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var k Kinded
+	if errors.As(err, &k) {
+		return err
+	}
+	return Wrap(IO, err, "cannot write the output: "+err.Error())
+}
+
 // ExitCode returns the exit code for err (0 for nil).
 func ExitCode(err error) int { return KindOf(err).ExitCode() }
-
-// Max returns the larger of two exit codes, the rule for several queries.
-func Max(a, b int) int {
-	if b > a {
-		return b
-	}
-	return a
-}
 
 // Reported is returned by a command whose failures are already on screen
 // (the error records of a stream, the closing summary): the caller prints
@@ -173,7 +180,11 @@ func (t *Tally) Add(err error, matched bool) {
 
 // Raise takes a failure into the exit code without counting a value (an
 // output error on one record).
-func (t *Tally) Raise(err error) { t.worst = Max(t.worst, ExitCode(err)) }
+func (t *Tally) Raise(err error) { t.RaiseCode(ExitCode(err)) }
+
+// RaiseCode takes an exit code already decided (one host of auth status)
+// into the run's: the largest wins, whatever the order.
+func (t *Tally) RaiseCode(code int) { t.worst = max(t.worst, code) }
 
 // Total is the number of values counted.
 func (t *Tally) Total() int { return t.Matched + t.NoMatch + t.Failed }

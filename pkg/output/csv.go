@@ -2,8 +2,10 @@ package output
 
 import (
 	"encoding/csv"
+	"io"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -24,7 +26,7 @@ import (
 // be told that one column is safe and OWASP's rule is about the first
 // character only. Scripts that want the exact values use --csv-raw or json.
 //
-// On a terminal, cells are also sanitized (see Options.csvCells); piped CSV
+// On a terminal, cells are also sanitized (see CSVWriter.cell); piped CSV
 // carries the server's text unchanged.
 var csvColumns = []string{
 	"query", "detected_type", "strategy", "unsupported_reason",
@@ -33,29 +35,16 @@ var csvColumns = []string{
 }
 
 type csvPrinter struct {
-	opts       Options
-	w          *csv.Writer
-	headerDone bool
-	row        []string
-	out        []string
+	opts Options
+	w    *CSVWriter
+	row  []string
 }
 
 func newCSVPrinter(opts Options) *csvPrinter {
-	return &csvPrinter{opts: opts, w: csv.NewWriter(opts.Out), row: make([]string, len(csvColumns))}
-}
-
-func (p *csvPrinter) header() error {
-	if p.headerDone {
-		return nil
-	}
-	p.headerDone = true
-	return p.w.Write(csvColumns)
+	return &csvPrinter{opts: opts, w: NewCSVWriter(opts, csvColumns), row: make([]string, len(csvColumns))}
 }
 
 func (p *csvPrinter) Add(r Record) error {
-	if err := p.header(); err != nil {
-		return writeErr(err)
-	}
 	defang := p.opts.Defang
 	if defang == nil {
 		defang = func(s string) string { return s }
@@ -65,7 +54,7 @@ func (p *csvPrinter) Add(r Record) error {
 	row[0] = defang(r.query())
 	if r.Err != nil {
 		row[11] = r.Err.Error()
-		return p.write(row)
+		return p.w.Write(row)
 	}
 	resp := r.Resp
 	if resp == nil {
@@ -73,60 +62,100 @@ func (p *csvPrinter) Add(r Record) error {
 	}
 	row[1], row[2], row[3] = resp.DetectedType, resp.Strategy, resp.UnsupportedReason
 	if len(resp.Results) == 0 {
-		if err := p.write(row); err != nil {
+		if err := p.w.Write(row); err != nil {
 			return err
 		}
 	}
 	for _, res := range resp.Results {
 		row[4], row[5], row[6], row[7] = res.Resource, res.Label, res.Group, res.MatchedColumn
 		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), res.DetailURL
-		if err := p.write(row); err != nil {
+		if err := p.w.Write(row); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// write writes one row, neutralising formula cells in a copy (reused from
-// row to row) so that row can be reused for the next result of the same
-// value.
-func (p *csvPrinter) write(row []string) error {
-	if len(p.out) != len(row) {
-		p.out = make([]string, len(row))
-	}
-	for i, c := range row {
-		p.out[i] = p.opts.csvCell(c)
-	}
-	return writeErr(p.w.Write(p.out))
+func (p *csvPrinter) Flush() error { return p.w.Flush() }
+func (p *csvPrinter) Close() error { return p.w.Close() }
+
+// CSVWriter is the one CSV writer of tilookup: search, events, triage,
+// detect, extract and config list write their rows through it, so that
+// every cell follows one policy (CSVWriter.cell). The header is written
+// before the first row, or by Close when there was none.
+type CSVWriter struct {
+	w          *csv.Writer
+	out        io.Writer
+	tty, raw   bool
+	header     []string
+	headerDone bool
+	cells      []string // the row as written, reused
 }
 
-// csvCell returns a cell as it should be written: on a terminal it is
+// NewCSVWriter writes to o.Out, with o.TTY and o.CSVRaw deciding the cell
+// policy.
+func NewCSVWriter(o Options, header []string) *CSVWriter {
+	return &CSVWriter{w: csv.NewWriter(o.Out), out: o.Out, tty: o.TTY, raw: o.CSVRaw, header: header}
+}
+
+// Write writes one row (the header first); row is not modified, so the
+// caller may reuse it.
+func (c *CSVWriter) Write(row []string) error {
+	if err := c.writeHeader(); err != nil {
+		return err
+	}
+	return c.write(row)
+}
+
+func (c *CSVWriter) writeHeader() error {
+	if c.headerDone {
+		return nil
+	}
+	c.headerDone = true
+	return c.write(c.header)
+}
+
+func (c *CSVWriter) write(row []string) error {
+	if cap(c.cells) < len(row) {
+		c.cells = make([]string, len(row))
+	}
+	cells := c.cells[:len(row)]
+	for i, v := range row {
+		cells[i] = c.cell(v)
+	}
+	return failure.WriteError(c.w.Write(cells))
+}
+
+// cell returns a cell as it should be written: on a terminal it is
 // sanitized (keeping LF and TAB, which CSV quotes), because there is no
 // escape syntax in CSV to show a control character harmlessly; piped output
-// keeps the data exact. Then a formula cell is neutralised unless CSVRaw.
-func (o Options) csvCell(c string) string {
-	if o.TTY {
-		c = sanitize.Multiline(c)
+// keeps the data exact. Then a formula cell is neutralised unless --csv-raw.
+func (c *CSVWriter) cell(v string) string {
+	if c.tty {
+		v = sanitize.Multiline(v)
 	}
-	if !o.CSVRaw {
-		c = neutralizeCSV(c)
+	if !c.raw {
+		v = neutralizeCSV(v)
 	}
-	return c
+	return v
 }
 
-func (p *csvPrinter) Flush() error {
-	p.w.Flush()
-	if err := p.w.Error(); err != nil {
-		return writeErr(err)
+// Flush writes what the CSV writer buffers, then flushes the output when
+// it has a Flush method.
+func (c *CSVWriter) Flush() error {
+	c.w.Flush()
+	if err := c.w.Error(); err != nil {
+		return failure.WriteError(err)
 	}
-	return writeErr(flush(p.opts.Out))
+	return failure.WriteError(flush(c.out))
 }
 
-func (p *csvPrinter) Close() error {
-	if err := p.header(); err != nil {
-		return writeErr(err)
+// Close writes the header when no row came, and flushes.
+func (c *CSVWriter) Close() error {
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
-	return p.Flush()
+	return c.Flush()
 }
 
 // neutralizeCSV keeps a spreadsheet from reading a cell as a formula.

@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,7 +34,7 @@ func PrintEvents(opts Options, raw []byte) error {
 	if err := renderEvents(opts, raw); err != nil {
 		return err
 	}
-	return writeErr(flush(opts.Out))
+	return failure.WriteError(flush(opts.Out))
 }
 
 func renderEvents(opts Options, raw []byte) error {
@@ -64,7 +63,7 @@ func renderEvents(opts Options, raw []byte) error {
 			return decodeErr(err)
 		}
 		b.WriteByte('\n')
-		return writeJSON(opts, b.Bytes())
+		return WriteJSON(opts, b.Bytes())
 	case CSV:
 		v, err := decodeOrdered(raw, csvLimits)
 		if err != nil {
@@ -78,7 +77,7 @@ func renderEvents(opts Options, raw []byte) error {
 		}
 		eventsTable(opts, &b, v)
 		_, err = opts.Out.Write(b.Bytes())
-		return writeErr(err)
+		return failure.WriteError(err)
 	}
 	if err := CheckFormat("events", opts.Format); err != nil {
 		return err
@@ -241,16 +240,7 @@ func writeEventsCSV(o Options, v any) error {
 		flat[r], _ = flatten(obj, csvLimits.fields)
 	}
 	header, index, overflow := csvHeader(flat)
-	w := csv.NewWriter(o.Out)
-	write := func(row []string) error {
-		for i, c := range row {
-			row[i] = o.csvCell(c) // in place: a copy per row was most of the cost
-		}
-		return w.Write(row)
-	}
-	if err := write(header); err != nil {
-		return writeErr(err)
-	}
+	w := NewCSVWriter(o, header)
 	row := make([]string, len(header))
 	var rest []string
 	for r, fields := range flat {
@@ -270,12 +260,11 @@ func writeEventsCSV(o Options, v any) error {
 		if overflow {
 			row[len(row)-1] = strings.Join(rest, " ")
 		}
-		if err := write(row); err != nil {
-			return writeErr(err)
+		if err := w.Write(row); err != nil {
+			return err
 		}
 	}
-	w.Flush()
-	return writeErr(w.Error())
+	return w.Close()
 }
 
 // csvHeader lists the dotted keys in the order first seen, at most

@@ -1,9 +1,5 @@
 package output
 
-// CSVCell neutralises one CSV cell against formula injection, for commands
-// that write their own CSV (detect, extract).
-func CSVCell(s string) string { return neutralizeCSV(s) }
-
 // RecordError is a failure to render one record (a --jq expression that
 // fails on this value's JSON): the caller may report it and go on with the
 // next record, as jq itself does.

@@ -58,7 +58,7 @@ func (p *jqPrinter) Add(r Record) error {
 	return runJQ(p.opts, p.code, v, &p.buf)
 }
 
-func (p *jqPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *jqPrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 func (p *jqPrinter) Close() error { return p.Flush() }
 
 // errorRecordValue is the error record as gojq's input types.
@@ -103,7 +103,7 @@ func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 			}
 			// Print what came before the error, as jq does.
 			if _, werr := opts.Out.Write(buf.Bytes()); werr != nil {
-				return writeErr(werr)
+				return failure.WriteError(werr)
 			}
 			return &RecordError{Err: failure.New(failure.Usage, "--jq: %s", sanitize.Line(err.Error()))}
 		}
@@ -129,5 +129,5 @@ func runJQ(opts Options, code *gojq.Code, v any, buf *bytes.Buffer) error {
 		buf.WriteByte('\n')
 	}
 	_, err := opts.Out.Write(buf.Bytes())
-	return writeErr(err)
+	return failure.WriteError(err)
 }

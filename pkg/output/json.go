@@ -89,10 +89,10 @@ func (p *jsonPrinter) Add(r Record) error {
 		p.buf.WriteByte('\n')
 	}
 	p.n++
-	return writeJSON(p.opts, p.buf.Bytes())
+	return WriteJSON(p.opts, p.buf.Bytes())
 }
 
-func (p *jsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *jsonPrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 
 func (p *jsonPrinter) Close() error {
 	if p.multi {
@@ -101,10 +101,10 @@ func (p *jsonPrinter) Close() error {
 			s = "[]\n"
 		}
 		if _, err := io.WriteString(p.opts.Out, s); err != nil {
-			return writeErr(err)
+			return failure.WriteError(err)
 		}
 	}
-	return writeErr(flush(p.opts.Out))
+	return failure.WriteError(flush(p.opts.Out))
 }
 
 // formatJSON appends doc to b, indented (nested one level when inArray) or
@@ -124,12 +124,12 @@ func formatJSON(b *bytes.Buffer, doc []byte, indent, inArray bool) error {
 
 // writeJSON writes JSON text, escaping what a terminal could interpret when
 // the output is one.
-func writeJSON(opts Options, b []byte) error {
+func WriteJSON(opts Options, b []byte) error {
 	if opts.TTY {
 		b = sanitize.JSON(b)
 	}
 	_, err := opts.Out.Write(b)
-	return writeErr(err)
+	return failure.WriteError(err)
 }
 
 type ndjsonPrinter struct {
@@ -149,8 +149,8 @@ func (p *ndjsonPrinter) Add(r Record) error {
 		return decodeErr(err)
 	}
 	p.buf.WriteByte('\n')
-	return writeJSON(p.opts, p.buf.Bytes())
+	return WriteJSON(p.opts, p.buf.Bytes())
 }
 
-func (p *ndjsonPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *ndjsonPrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 func (p *ndjsonPrinter) Close() error { return p.Flush() }

@@ -207,10 +207,3 @@ func httpStatus(err error) int {
 	}
 	return 0
 }
-
-func writeErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
-}

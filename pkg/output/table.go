@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -75,10 +76,10 @@ func (p *tablePrinter) Add(r Record) error {
 
 func (p *tablePrinter) write() error {
 	_, err := p.opts.Out.Write(p.buf.Bytes())
-	return writeErr(err)
+	return failure.WriteError(err)
 }
 
-func (p *tablePrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *tablePrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 func (p *tablePrinter) Close() error { return p.Flush() }
 
 // resultsGrid is one row per result, at most maxRows. When the terminal is
@@ -380,7 +381,7 @@ func (p *summaryPrinter) Add(r Record) error {
 	}
 	p.writeRow(summaryRow(o, r))
 	_, err := o.Out.Write(p.buf.Bytes())
-	return writeErr(err)
+	return failure.WriteError(err)
 }
 
 func summaryRow(o Options, r Record) []cell {
@@ -437,7 +438,7 @@ func (p *summaryPrinter) writeRow(row []cell) {
 	b.WriteByte('\n')
 }
 
-func (p *summaryPrinter) Flush() error { return writeErr(flush(p.opts.Out)) }
+func (p *summaryPrinter) Flush() error { return failure.WriteError(flush(p.opts.Out)) }
 func (p *summaryPrinter) Close() error { return p.Flush() }
 
 // maxCountDigits bounds the counts added exactly: big.Int parsing is

@@ -219,6 +219,24 @@ func TestStatusChecksBothHostsAndShowsScopes(t *testing.T) {
 	}
 }
 
+// The largest code of the hosts wins, whichever host fails: the search
+// host is checked first, the events host last.
+func TestStatusExitCodeWhicheverHostFails(t *testing.T) {
+	for _, failing := range []cmdutil.ClientFor{cmdutil.ForSearch, cmdutil.ForEvents} {
+		opts, _, _ := statusOpts(func(w cmdutil.ClientFor) error {
+			if w == failing {
+				return failure.New(failure.Auth, "401")
+			}
+			return nil
+		})
+		err := statusRun(context.Background(), opts)
+		var silent *failure.Reported
+		if !errors.As(err, &silent) || silent.Code != failure.ExitAuth {
+			t.Errorf("refused by %v: err %v, want exit 4", failing, err)
+		}
+	}
+}
+
 func TestLogoutAndTokenUseTheResolvedHost(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	store := newStore()

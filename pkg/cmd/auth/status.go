@@ -93,11 +93,11 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
-	code := 0
+	var tally failure.Tally
 	for _, h := range list {
-		code = max(code, hostStatus(ctx, opts, store, e, h, search, events))
+		tally.RaiseCode(hostStatus(ctx, opts, store, e, h, search, events))
 	}
-	return cmdutil.ExitWith(code)
+	return tally.Err(nil, false)
 }
 
 // statusHosts is the search host, the events host, then the other hosts
@@ -157,14 +157,14 @@ func hostStatus(ctx context.Context, opts *StatusOptions, store TokenStore, e co
 	if opts.NoCheck {
 		return 0
 	}
-	code := 0
+	var tally failure.Tally
 	if h == search {
-		code = check(ctx, opts, cmdutil.ForSearch, "search")
+		tally.RaiseCode(check(ctx, opts, cmdutil.ForSearch, "search"))
 	}
 	if h == events {
-		code = max(code, check(ctx, opts, cmdutil.ForEvents, "events"))
+		tally.RaiseCode(check(ctx, opts, cmdutil.ForEvents, "events"))
 	}
-	return code
+	return tally.Code(false)
 }
 
 func lookup(store TokenStore, e config.Endpoints, h, search, events string) (string, credentials.Source, error) {

@@ -173,7 +173,7 @@ func runStats(o *Options) error {
 			oldest, newest := s.Oldest.UTC(), s.Newest.UTC()
 			j.Oldest, j.Newest = &oldest, &newest
 		}
-		return ioErr(cmdutil.WriteJSON(o.Out, j))
+		return failure.WriteError(cmdutil.WriteJSON(output.Options{Out: o.Out}, j))
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -222,7 +222,7 @@ func runClear(o *Options) error {
 		return failure.Wrap(failure.IO, err, "cannot clear the cache: "+err.Error())
 	}
 	if format == output.JSON || format == output.NDJSON {
-		return ioErr(cmdutil.WriteJSON(o.Out, clearJSON{Removed: n, Bytes: freed}))
+		return failure.WriteError(cmdutil.WriteJSON(output.Options{Out: o.Out}, clearJSON{Removed: n, Bytes: freed}))
 	}
 	which := ""
 	if o.OlderThan > 0 {
@@ -255,12 +255,5 @@ func humanSize(n int64) string {
 
 func write(w io.Writer, s string) error {
 	_, err := io.WriteString(w, s)
-	return ioErr(err)
-}
-
-func ioErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+	return failure.WriteError(err)
 }

@@ -180,8 +180,15 @@ func listRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if format := strings.ToLower(cfg.Get("output")); format != "table" && format != "" {
-		return listRecords(opts, cfg, output.Format(format))
+	format, err := output.ParseFormat(cfg.Get("output"))
+	if err == nil {
+		err = output.CheckFormat("config", format)
+	}
+	if err != nil {
+		return err
+	}
+	if format != output.Table {
+		return listRecords(opts, cfg, format)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	for _, k := range config.Keys {
@@ -201,7 +208,7 @@ func listRecords(opts *Options, cfg Reader, format output.Format) error {
 		Value  string `json:"value"`
 		Source string `json:"source"`
 	}
-	w := cmdutil.NewListWriter(format, opts.IO.Out, []string{"key", "value", "source"})
+	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"key", "value", "source"})
 	for _, k := range config.Keys {
 		e := entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)}
 		if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {

@@ -13,15 +13,13 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
 
 // Options is what detect needs to run.
 type Options struct {
-	In  io.Reader
-	Out io.Writer
-	// StdinTTY says whether In is a terminal, where nobody pipes values.
-	StdinTTY bool
+	IO *iostreams.IOStreams
 	// Format resolves the output format (flag, environment, config file).
 	Format func() (output.Format, error)
 
@@ -59,7 +57,7 @@ sent anywhere.`,
   tilookup detect -o json 'user[@]example.com'
   printf '203.0.113[.]66:8080\ninvoice.pdf\n' | tilookup detect`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			opts.In, opts.Out, opts.StdinTTY = f.IO.In, f.IO.Out, f.IO.IsStdinTTY()
+			opts.IO = f.IO
 			opts.Values = args
 			if runF != nil {
 				return runF(opts)
@@ -78,19 +76,17 @@ func run(opts *Options) error {
 		return err
 	}
 	fromStdin := len(opts.Values) == 0 || len(opts.Values) == 1 && opts.Values[0] == "-"
-	if fromStdin && opts.StdinTTY {
+	if fromStdin && opts.IO.IsStdinTTY() {
 		return cmdutil.UsageError("give a VALUE, or pipe values on stdin")
 	}
 	if !fromStdin && len(opts.Values) == 1 {
 		return one(opts, format, opts.Values[0])
 	}
-	w := cmdutil.NewListWriter(format, opts.Out, []string{"input", "value", "type"})
-	code := 0
+	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"input", "value", "type"})
+	var tally failure.Tally
 	write := func(in string) error {
 		rec, shown, err := opts.detect(in)
-		if err != nil {
-			code = max(code, failure.ExitCode(err))
-		}
+		tally.Add(err, err == nil)
 		status := rec.Type
 		if rec.Error != nil {
 			status = "error: " + rec.Error.Message
@@ -98,7 +94,7 @@ func run(opts *Options) error {
 		return w.Write(rec, []string{in, shown, status})
 	}
 	if fromStdin {
-		err = eachLine(opts.In, write)
+		err = eachLine(opts.IO.In, write)
 	} else {
 		for _, in := range opts.Values {
 			if err = write(in); err != nil {
@@ -109,10 +105,7 @@ func run(opts *Options) error {
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	return cmdutil.ExitWith(code)
+	return tally.Err(err, false)
 }
 
 // one is detect for a single VALUE: a JSON object rather than an array, and
@@ -123,9 +116,9 @@ func one(opts *Options, format output.Format, in string) error {
 		return err
 	}
 	if format == output.JSON {
-		return cmdutil.WriteJSON(opts.Out, rec)
+		return cmdutil.WriteJSON(cmdutil.ListOptions(opts.IO, format), rec)
 	}
-	w := cmdutil.NewListWriter(format, opts.Out, []string{"input", "value", "type"})
+	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"input", "value", "type"})
 	if err := w.Write(rec, []string{in, shown, rec.Type}); err != nil {
 		return err
 	}

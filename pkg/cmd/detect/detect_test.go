@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -21,20 +20,56 @@ func TestNewCmdFillsOptions(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !got.NoRefang || !got.Defang || !got.StdinTTY || strings.Join(got.Values, " ") != "a.example b.example" {
+	if !got.NoRefang || !got.Defang || got.IO != ios || strings.Join(got.Values, " ") != "a.example b.example" {
 		t.Errorf("options = %+v", got)
 	}
 }
 
+// runDetect runs detect; tty says that stdin is a terminal.
 func runDetect(t *testing.T, format output.Format, stdin string, tty bool, values ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
+	return runDetectTTY(t, format, stdin, tty, false, values...)
+}
+
+func runDetectTTY(t *testing.T, format output.Format, stdin string, stdinTTY, stdoutTTY bool, values ...string) (string, error) {
+	t.Helper()
+	ios, in, out, _ := iostreams.Test()
+	ios.SetTTY(stdinTTY, stdoutTTY, false)
+	in.WriteString(stdin)
 	err := run(&Options{
-		In: strings.NewReader(stdin), Out: &out, StdinTTY: tty,
+		IO:     ios,
 		Format: func() (output.Format, error) { return format, nil },
 		Values: values,
 	})
 	return out.String(), err
+}
+
+// On a terminal, no format lets an input drive it: JSON escapes what a
+// terminal would interpret, CSV and the table sanitize, and CSV guards
+// formula cells wherever the output goes.
+func TestDetectTerminalAndCSVPolicy(t *testing.T) {
+	const rlo, csi = "\u202e", "\xc2\x9b"
+	stdin := "=cmd|' /C calc'!A0\nevil" + rlo + "gpj.exe\nx" + csi + "31mred\n"
+	for _, format := range []output.Format{output.JSON, output.NDJSON, output.CSV, output.Table} {
+		out, _ := runDetectTTY(t, format, stdin, false, true)
+		if strings.Contains(out, rlo) || strings.Contains(out, csi) {
+			t.Errorf("%s on a terminal: %q", format, out)
+		}
+		if format == output.CSV && !strings.Contains(out, "'=cmd") {
+			t.Errorf("csv on a terminal: no formula guard: %q", out)
+		}
+	}
+	out, _ := runDetectTTY(t, output.CSV, stdin, false, false)
+	if !strings.Contains(out, "'=cmd") || strings.Contains(out, "\n=cmd") {
+		t.Errorf("piped csv: no formula guard: %q", out)
+	}
+	if !strings.Contains(out, rlo) {
+		t.Errorf("piped csv: the data is not exact: %q", out)
+	}
+	out, _ = runDetectTTY(t, output.JSON, stdin, false, true)
+	if !strings.Contains(out, `\u202e`) {
+		t.Errorf("json on a terminal: U+202E is not escaped: %q", out)
+	}
 }
 
 func TestDetectReadsStdin(t *testing.T) {
@@ -63,6 +98,29 @@ func TestDetectStdinErrorsAreRecords(t *testing.T) {
 	}
 	if !strings.Contains(out, `"type":"domain"`) || !strings.Contains(out, `"error":{"kind":"input","message":"the value holds several indicators (203.0.113.66, 198.51.100.1)`) {
 		t.Errorf("records:\n%s", out)
+	}
+}
+
+// A refused value decides the exit code wherever it stands among valid
+// ones, from stdin or from the arguments.
+func TestDetectExitCodeWhateverTheOrder(t *testing.T) {
+	const bad = "203.0.113.66 198.51.100.1"
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"stdin, refused first", bad + "\na.example\n", nil},
+		{"stdin, refused last", "a.example\n" + bad + "\n", nil},
+		{"stdin, refused in the middle", "a.example\n" + bad + "\nb.example\n", nil},
+		{"arguments, refused first", "", []string{bad, "a.example"}},
+		{"arguments, refused last", "", []string{"a.example", bad}},
+	} {
+		_, err := runDetect(t, output.NDJSON, tc.stdin, false, tc.args...)
+		var silent *failure.Reported
+		if !errors.As(err, &silent) || silent.Code != failure.ExitUsage {
+			t.Errorf("%s: err = %v, want exit 2 after the records", tc.name, err)
+		}
 	}
 }
 

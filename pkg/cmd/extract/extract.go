@@ -15,15 +15,13 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
 
 // Options is what extract needs to run.
 type Options struct {
-	In  io.Reader
-	Out io.Writer
-	// StdinTTY says whether In is a terminal, where nobody pipes text.
-	StdinTTY bool
+	IO *iostreams.IOStreams
 	// Format resolves the output format (flag, environment, config file).
 	Format func() (output.Format, error)
 
@@ -50,7 +48,7 @@ email, and the groups hash (the four digests), ip (ipv4, ipv6) and all.`,
   pbpaste | tilookup extract --types ip,domain
   tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			opts.In, opts.Out, opts.StdinTTY = f.IO.In, f.IO.Out, f.IO.IsStdinTTY()
+			opts.IO = f.IO
 			opts.Files = args
 			if runF != nil {
 				return runF(opts)
@@ -76,15 +74,15 @@ func run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Files) == 0 && opts.StdinTTY {
+	if len(opts.Files) == 0 && opts.IO.IsStdinTTY() {
 		return cmdutil.UsageError("give a FILE, or pipe text on stdin")
 	}
-	r, closeAll, err := open(opts.In, opts.Files)
+	r, closeAll, err := open(opts.IO.In, opts.Files)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	w := cmdutil.NewListWriter(format, opts.Out, []string{"value", "type"})
+	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"value", "type"})
 	table := format == output.Table
 	err = ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
 		v := ind.Value

@@ -67,7 +67,7 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 	c.doc.Title = documentTitle(c.doc, multi)
 	c.doc.Interrupted = failure.KindOf(runErr) == failure.Interrupted
 	if err := writeDocument(opts.IO.Out, format, c.doc, opts); err != nil {
-		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+		return failure.WriteError(err)
 	}
 	if !multi {
 		return c.tally.Err(nil, opts.ExitStatus)

@@ -2,7 +2,6 @@ package triage
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
-	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // writer prints a triage as the answers come, in input order. JSON, NDJSON
@@ -74,7 +72,7 @@ func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) err
 		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
 	}
 	if err != nil {
-		return ioErr(err)
+		return failure.WriteError(err)
 	}
 	return flushOut(w.o.Out)
 }
@@ -161,28 +159,11 @@ func marshal(b *bytes.Buffer, v any) error {
 
 // writeOut writes JSON text, with what a terminal would interpret escaped
 // when the output is one.
-func writeOut(o output.Options, b []byte) error {
-	if o.TTY {
-		b = sanitize.JSON(b)
-	}
-	_, err := o.Out.Write(b)
-	return ioErr(err)
-}
-
-func ioErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var k failure.Kinded
-	if errors.As(err, &k) {
-		return err
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
-}
+func writeOut(o output.Options, b []byte) error { return output.WriteJSON(o, b) }
 
 func flushOut(w io.Writer) error {
 	if f, ok := w.(interface{ Flush() error }); ok {
-		return ioErr(f.Flush())
+		return failure.WriteError(f.Flush())
 	}
 	return nil
 }
@@ -294,15 +275,13 @@ var csvColumns = []string{"value", "type", "status", "resource", "label", "group
 	"matched_column", "matched_value", "count", "detail_url", "reason", "error"}
 
 type csvWriter struct {
-	o      output.Options
 	defang bool
-	raw    bool
-	w      *csv.Writer
-	header bool
+	w      *output.CSVWriter
 }
 
 func newCSVWriter(o output.Options, opts *Options) *csvWriter {
-	return &csvWriter{o: o, defang: opts.Defang, raw: opts.CSVRaw, w: csv.NewWriter(o.Out)}
+	o.CSVRaw = opts.CSVRaw
+	return &csvWriter{defang: opts.Defang, w: output.NewCSVWriter(o, csvColumns)}
 }
 
 func (w *csvWriter) Add(ind report.Indicator) error {
@@ -331,37 +310,9 @@ func (w *csvWriter) indicator(v string, t ioc.Type) string {
 	return v
 }
 
-func (w *csvWriter) writeHeader() error {
-	if w.header {
-		return nil
-	}
-	w.header = true
-	return ioErr(w.w.Write(csvColumns))
-}
+func (w *csvWriter) row(cells ...string) error { return w.w.Write(cells) }
 
-func (w *csvWriter) row(cells ...string) error {
-	if err := w.writeHeader(); err != nil {
-		return err
-	}
-	for i, c := range cells {
-		if w.o.TTY {
-			c = sanitize.String(c)
-		}
-		if !w.raw {
-			c = output.CSVCell(c)
-		}
-		cells[i] = c
-	}
-	return ioErr(w.w.Write(cells))
-}
-
-func (w *csvWriter) Flush() error {
-	w.w.Flush()
-	if err := w.w.Error(); err != nil {
-		return ioErr(err)
-	}
-	return flushOut(w.o.Out)
-}
+func (w *csvWriter) Flush() error { return w.w.Flush() }
 
 func (w *csvWriter) Close(_ report.Summary, skipped []report.Skipped) error {
 	for _, s := range skipped {
@@ -370,10 +321,7 @@ func (w *csvWriter) Close(_ report.Summary, skipped []report.Skipped) error {
 			return err
 		}
 	}
-	if err := w.writeHeader(); err != nil { // no indicator at all: the header alone
-		return err
-	}
-	return w.Flush()
+	return w.w.Close() // no indicator at all: the header alone
 }
 
 // trimmed keeps of an answer what the table shows, so that a long report

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
@@ -40,7 +41,7 @@ func (w *tableWriter) Close(sum report.Summary, skipped []report.Skipped) error 
 	t := &tableText{o: w.o, defang: w.opts.Defang, width: width}
 	t.render(&w.rep, sum, w.opts.ShowSkipped)
 	if _, err := w.o.Out.Write(t.b.Bytes()); err != nil {
-		return ioErr(err)
+		return failure.WriteError(err)
 	}
 	return flushOut(w.o.Out)
 }

@@ -308,6 +308,32 @@ cmd.example,domain,no_match,,,,,,,,,
 	}
 }
 
+// A label from the service that a spreadsheet would run is neutralised,
+// unless --csv-raw; on a terminal a control character never passes.
+func TestCSVCellPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		raw, tty bool
+		want     string
+	}{
+		{false, false, `,"'=HYPERLINK(""http://x.test"")` + "\u0085\","},
+		{true, false, `,"=HYPERLINK(""http://x.test"")` + "\u0085\","},
+		{false, true, `,"'=HYPERLINK(""http://x.test"")`},
+	} {
+		h := newHarness(t, output.CSV)
+		h.opts.CSVRaw = tc.raw
+		h.opts.Output = func() (output.Options, error) { return output.Options{Format: output.CSV, TTY: tc.tty}, nil }
+		h.in.WriteString("203.0.113.66")
+		h.stub("203.0.113.66", "=HYPERLINK(\"http://x.test\")\u0085")
+		if err := h.run(); err != nil {
+			t.Fatal(err)
+		}
+		got := h.out.String()
+		if !strings.Contains(got, tc.want) || tc.tty && strings.Contains(got, "\u0085") {
+			t.Errorf("raw %v tty %v: %q, want %q in it", tc.raw, tc.tty, got, tc.want)
+		}
+	}
+}
+
 func TestAllowlistAndWarninglistsFromSettings(t *testing.T) {
 	h := newHarness(t, output.NDJSON)
 	dir := t.TempDir()

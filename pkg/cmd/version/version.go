@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/output"
 )
 
 // Set by -ldflags "-X github.com/tilookup/tilookup/pkg/cmd/version.version=..."
@@ -93,7 +94,7 @@ tilookup --version prints the same. With -o json or -o ndjson, one JSON object.`
 func Run(opts *Options) error {
 	info := opts.Info()
 	if opts.JSON {
-		return cmdutil.WriteJSON(opts.Out, info)
+		return cmdutil.WriteJSON(output.Options{Out: opts.Out}, info)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "tilookup %s\n", info.Version)

@@ -45,7 +45,7 @@ listed with the reason. -o json, ndjson and csv too.`,
 			if fm == output.Table && len(lists) == 0 {
 				return write(f, fmt.Sprintf("No watch list in %s\n", sanitize.String(st.Dir)))
 			}
-			w := cmdutil.NewListWriter(fm, f.IO.Out, []string{"name", "values", "last_run", "changes", "errors", "error"})
+			w := cmdutil.NewListWriter(cmdutil.ListOptions(f.IO, fm), []string{"name", "values", "last_run", "changes", "errors", "error"})
 			for _, l := range lists {
 				if err := w.Write(l, []string{l.Name, strconv.Itoa(l.Values), l.LastRun, strconv.Itoa(l.Changes), strconv.Itoa(l.Errors), l.Problem}); err != nil {
 					return err
@@ -95,7 +95,7 @@ exist is an error (exit 2).`,
 // write prints a line of a subcommand's own.
 func write(f *cmdutil.Factory, s string) error {
 	if _, err := io.WriteString(f.IO.Out, s); err != nil {
-		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+		return failure.WriteError(err)
 	}
 	return nil
 }

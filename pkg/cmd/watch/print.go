@@ -2,12 +2,12 @@ package watch
 
 import (
 	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -29,15 +29,16 @@ func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, def
 	if err := output.CheckFormat("watch", f); err != nil {
 		return nil, err
 	}
+	o := output.Options{Format: f, Out: out, TTY: tty, CSVRaw: csvRaw}
 	def := func(s, typ string) string { return s }
 	if defang {
 		def = func(s, typ string) string { return ioc.Defang(s, ioc.Type(typ)) }
 	}
 	switch f {
 	case output.JSON, output.NDJSON:
-		return &jsonWriter{out: out, ndjson: f == output.NDJSON, tty: tty}, nil
+		return &listWriter{out: out, l: cmdutil.NewListWriter(o, nil)}, nil
 	case output.CSV:
-		return &csvWriter{out: out, c: csv.NewWriter(out), raw: csvRaw, defang: def}, nil
+		return &csvWriter{c: output.NewCSVWriter(o, csvColumns), defang: def}, nil
 	case output.MD:
 		return &mdWriter{out: out, name: name, defang: def}, nil
 	case output.Table:
@@ -46,86 +47,39 @@ func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, def
 	return nil, fmt.Errorf("watch has no printer for -o %s", f)
 }
 
-// jsonWriter is json (one array, written as the changes come) and
-// ndjson. On a terminal every character a terminal could act on (a bidi
-// override from a label, say) is written as a \u escape, as search does.
-type jsonWriter struct {
-	out    *bufio.Writer
-	ndjson bool
-	tty    bool
-	n      int
+// listWriter is json (one array, written as the changes come) and
+// ndjson, through cmdutil.ListWriter: on a terminal every character a
+// terminal could act on (a bidi override from a label) is a \u escape.
+type listWriter struct {
+	out *bufio.Writer
+	l   *cmdutil.ListWriter
 }
 
-func (w *jsonWriter) Add(c Change) error {
+func (w *listWriter) Add(c Change) error {
 	if c.Resources == nil {
 		c.Resources = []watch.Delta{}
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	if w.tty {
-		b = sanitize.JSON(b)
-	}
-	switch {
-	case w.ndjson:
-	case w.n == 0:
-		w.out.WriteString("[\n")
-	default:
-		w.out.WriteString(",\n")
-	}
-	w.n++
-	w.out.Write(b)
-	if w.ndjson {
-		w.out.WriteByte('\n')
-	}
-	return nil
+	return w.l.Write(c, nil)
 }
 
-func (w *jsonWriter) Flush() error { return ioErr(w.out.Flush()) }
+func (w *listWriter) Flush() error { return failure.WriteError(w.out.Flush()) }
 
-func (w *jsonWriter) Close(time.Time, bool) error {
-	switch {
-	case w.ndjson:
-	case w.n == 0:
-		w.out.WriteString("[]\n")
-	default:
-		w.out.WriteString("\n]\n")
+func (w *listWriter) Close(time.Time, bool) error {
+	if err := w.l.Close(); err != nil {
+		return err
 	}
 	return w.Flush()
 }
 
 // csvWriter: one row per change and resource; a failed value is one row
-// with its error, a change with no resource (never) would be one row too.
+// with its error. Cells go through output.CSVWriter (the terminal
+// sanitizer, the formula guard unless --csv-raw).
 type csvWriter struct {
-	out    *bufio.Writer
-	c      *csv.Writer
-	raw    bool
+	c      *output.CSVWriter
 	defang func(s, typ string) string
-	header bool
 }
 
 var csvColumns = []string{"value", "type", "change", "resource", "label", "before", "after", "checked_at", "previous_checked_at", "error"}
-
-func (w *csvWriter) cell(s string) string {
-	if w.raw {
-		return s
-	}
-	return output.CSVCell(s)
-}
-
-func (w *csvWriter) row(cells ...string) error {
-	if !w.header {
-		w.header = true
-		if err := w.c.Write(csvColumns); err != nil {
-			return ioErr(err)
-		}
-	}
-	for i := range cells {
-		cells[i] = w.cell(cells[i])
-	}
-	return ioErr(w.c.Write(cells))
-}
 
 func (w *csvWriter) Add(c Change) error {
 	prev := ""
@@ -134,33 +88,18 @@ func (w *csvWriter) Add(c Change) error {
 	}
 	value := w.defang(c.Value, c.Type)
 	if c.Error != nil {
-		return w.row(value, c.Type, c.Change, "", "", "", "", c.CheckedAt, prev, c.Error.Message)
+		return w.c.Write([]string{value, c.Type, c.Change, "", "", "", "", c.CheckedAt, prev, c.Error.Message})
 	}
 	for _, d := range c.Resources {
-		if err := w.row(value, c.Type, c.Change, d.Resource, d.Label, csvCount(d.Before), csvCount(d.After), c.CheckedAt, prev, ""); err != nil {
+		if err := w.c.Write([]string{value, c.Type, c.Change, d.Resource, d.Label, csvCount(d.Before), csvCount(d.After), c.CheckedAt, prev, ""}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *csvWriter) Flush() error {
-	w.c.Flush()
-	if err := w.c.Error(); err != nil {
-		return ioErr(err)
-	}
-	return ioErr(w.out.Flush())
-}
-
-func (w *csvWriter) Close(time.Time, bool) error {
-	if !w.header {
-		w.header = true
-		if err := w.c.Write(csvColumns); err != nil {
-			return ioErr(err)
-		}
-	}
-	return w.Flush()
-}
+func (w *csvWriter) Flush() error                { return w.c.Flush() }
+func (w *csvWriter) Close(time.Time, bool) error { return w.c.Close() }
 
 // tableWriter: one line per change, streamed (a column of fixed width for
 // the kind, then the value, then the resources in one cell), every string
@@ -188,15 +127,15 @@ func (w *tableWriter) Add(c Change) error {
 		what = strings.Join(parts, ", ")
 	}
 	_, err := fmt.Fprintf(w.out, "%-8s %s  %s  %s\n", c.Change, sanitize.String(w.defang(c.Value, c.Type)), sanitize.String(c.Type), sanitize.String(what))
-	return ioErr(err)
+	return failure.WriteError(err)
 }
 
-func (w *tableWriter) Flush() error { return ioErr(w.out.Flush()) }
+func (w *tableWriter) Flush() error { return failure.WriteError(w.out.Flush()) }
 
 func (w *tableWriter) Close(_ time.Time, interrupted bool) error {
 	if interrupted {
 		_, err := fmt.Fprintln(w.out, "(interrupted: the values not reached were not compared)")
-		return ioErr(err)
+		return failure.WriteError(err)
 	}
 	return nil
 }
@@ -251,7 +190,7 @@ func (w *mdWriter) Close(at time.Time, interrupted bool) error {
 			fmt.Fprintf(b, "- %s: %s\n", export.MarkdownCodeCell(w.defang(c.Value, c.Type)), export.MarkdownCell(c.Error.Message))
 		}
 	}
-	return ioErr(b.Flush())
+	return failure.WriteError(b.Flush())
 }
 
 func csvCount(n *json.Number) string {
@@ -259,14 +198,4 @@ func csvCount(n *json.Number) string {
 		return ""
 	}
 	return n.String()
-}
-
-func ioErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := err.(failure.Kinded); ok {
-		return err
-	}
-	return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 }

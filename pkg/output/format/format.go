@@ -88,14 +88,14 @@ var records = []string{"search", "triage", "detect", "extract", "events", "watch
 var reports = []string{"version", "cache", "config"}
 
 // rows is the registry, in the order help and completion list formats.
-// table is the default (config.DefaultOutput). version, cache and config
-// list print json or ndjson as JSON and anything else as text: they are
-// listed under table, json and ndjson.
+// table is the default (config.DefaultOutput). version and cache print one
+// report as text or JSON; config list prints its keys as records, csv
+// included.
 var rows = []Spec{
 	{Name: Table, Kind: Stream, Commands: slices.Concat(records, reports), Help: "aligned columns for reading"},
 	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "JSON (an array for several values)"},
 	{Name: NDJSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "one JSON object per line"},
-	{Name: CSV, Kind: Stream, Commands: records, Help: "comma-separated values with a header"},
+	{Name: CSV, Kind: Stream, Commands: slices.Concat(records, []string{"config"}), Help: "comma-separated values with a header"},
 	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "watch"}, Help: "a Markdown report of the run"},
 	{Name: STIX, Kind: Document, Commands: []string{"search", "triage"}, Help: "a STIX 2.1 bundle of the run"},
 }

@@ -54,7 +54,8 @@ func TestCheck(t *testing.T) {
 		{"cache", JSON, ""},
 		{"detect", STIX, "-o stix is written by search and triage only: use table, json, ndjson or csv here"},
 		{"extract", MD, "-o md is written by search, triage and watch only: use table, json, ndjson or csv here"},
-		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events and watch only: use table, json or ndjson here"},
+		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events, watch and config only: use table, json or ndjson here"},
+		{"config", CSV, ""},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"search", MISP, `invalid output format "misp"`},
 	} {
