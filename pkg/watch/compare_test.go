@@ -114,3 +114,26 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 }
+
+// The state's hand-written JSON is what encoding/json would write, for
+// every kind of string a value or a resource id may hold.
+func TestEntryJSONMatchesEncodingJSON(t *testing.T) {
+	for _, e := range []*Entry{
+		{At: 1},
+		{At: 1795549773, Resources: []Resource{{ID: "a", Count: "3", Digest: "0123456789ab"}, {ID: `q"\\<&>\u202e\x01é`, Count: "9007199254740993"}}},
+	} {
+		want, _ := json.Marshal(e)
+		if got := e.appendJSON(nil); string(got) != string(want) {
+			t.Errorf("appendJSON\n got %s\nwant %s", got, want)
+		}
+	}
+	for _, s := range []string{"plain.example", `a"b`, `a\\b`, "<x>", "tab\t", "é", "\u2028"} {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	}
+	if e := EntryOf(answer(res("a", "not a number"), res("b", "")), 1, nil); e.Resources[0].Count != "0" || e.Resources[1].Count != "0" {
+		t.Errorf("a count that is not a number went into the state: %+v", e.Resources)
+	}
+}

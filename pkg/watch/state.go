@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -160,14 +161,10 @@ func (s *State) Encode(w io.Writer) error {
 			buf.WriteString(",")
 		}
 		buf.WriteString("\n")
-		kb, _ := json.Marshal(k)
-		eb, err := json.Marshal(s.Values[k])
-		if err != nil {
-			return err
-		}
-		buf.Write(kb)
-		buf.WriteString(":")
-		buf.Write(eb)
+		b := appendString(buf.AvailableBuffer(), k)
+		b = append(b, ':')
+		b = s.Values[k].appendJSON(b)
+		buf.Write(b)
 		if buf.Len() >= 64<<10 {
 			if _, err := w.Write(buf.Bytes()); err != nil {
 				return err
@@ -178,6 +175,48 @@ func (s *State) Encode(w io.Writer) error {
 	buf.WriteString("\n}}\n")
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// appendJSON writes e as json.Marshal would (the same keys, the same
+// values), without reflection: a state of 100,000 values is written at
+// the end of every run.
+func (e *Entry) appendJSON(b []byte) []byte {
+	b = append(b, `{"t":`...)
+	b = strconv.AppendInt(b, e.At, 10)
+	if len(e.Resources) > 0 {
+		b = append(b, `,"r":[`...)
+		for i, r := range e.Resources {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = appendString(b, r.ID)
+			b = append(b, `,"n":`...)
+			b = append(b, r.Count...) // a number as the service wrote it, checked by Decode or EntryOf
+			if r.Digest != "" {
+				b = append(b, `,"d":"`...)
+				b = append(b, r.Digest...)
+				b = append(b, '"')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string: plain text as it is, anything
+// else through encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // EntryOf is what the state keeps of an answer: per resource, the count
@@ -200,7 +239,9 @@ func EntryOf(resp *api.SearchResponse, at int64, labels map[string]string) *Entr
 			labels[id] = r.Label
 		}
 		count := r.Count
-		if count == "" {
+		if !isNumber(count) {
+			// absent, null, or not a number: the state writes counts
+			// as they are, so only a number goes in.
 			count = "0"
 		}
 		e.Resources = append(e.Resources, Resource{ID: id, Count: count, Digest: previewDigest(r.Preview)})
@@ -209,6 +250,10 @@ func EntryOf(resp *api.SearchResponse, at int64, labels map[string]string) *Entr
 	// A resource named twice in one answer counts once: the first wins.
 	e.Resources = slices.CompactFunc(e.Resources, func(a, b Resource) bool { return a.ID == b.ID })
 	return e
+}
+
+func isNumber(n json.Number) bool {
+	return n != "" && (n[0] == '-' || n[0] >= '0' && n[0] <= '9') && json.Valid([]byte(n))
 }
 
 // previewDigest identifies a resource's preview records whatever their
