@@ -60,18 +60,20 @@ func main() {
 	fmt.Printf("tilookup watch vs search -o ndjson, %d values, -c %d, sandbox at zero latency, median of %d rounds\n", *n, *c, *rounds)
 	// The first watch run makes the baseline: every matched value is new.
 	wFirst, _, rssFirst := run(tl, env, watch...)
-	var tS, tW []time.Duration
+	var tS, tW, cS, cW []time.Duration
 	var rssW int64
 	for range *rounds {
-		wall, _, _ := run(tl, env, search...)
-		tS = append(tS, wall)
-		wall, _, rss := run(tl, env, watch...)
-		tW = append(tW, wall)
+		wall, cpu, _ := run(tl, env, search...)
+		tS, cS = append(tS, wall), append(cS, cpu)
+		wall, cpu, rss := run(tl, env, watch...)
+		tW, cW = append(tW, wall), append(cW, cpu)
 		rssW = max(rssW, rss)
 	}
 	ms, mw := median(tS), median(tW)
 	fmt.Printf("    search -o ndjson   %8v\n", ms.Round(time.Millisecond))
 	fmt.Printf("    watch (again)      %8v   ratio %.2f (target <= 1.20)\n", mw.Round(time.Millisecond), float64(mw)/float64(ms))
+	fmt.Printf("    CPU (user+sys)     %8v   %8v   ratio %.2f (the commands' own work; the sandbox shares the cores)\n",
+		median(cS).Round(time.Millisecond), median(cW).Round(time.Millisecond), float64(median(cW))/float64(median(cS)))
 	fmt.Printf("    watch (first run)  %8v   ratio %.2f\n", wFirst.Round(time.Millisecond), float64(wFirst)/float64(ms))
 	fmt.Printf("    peak RSS of watch  %6.1f MB first run, %6.1f MB again (target < 100 MB)\n", float64(rssFirst)/1024, float64(rssW)/1024)
 	states, _ := filepath.Glob(filepath.Join(dir, "state", "tilookup", "watch", "*", "bench.json"))
