@@ -137,3 +137,44 @@ func TestEntryJSONMatchesEncodingJSON(t *testing.T) {
 		t.Errorf("a count that is not a number went into the state: %+v", e.Resources)
 	}
 }
+
+// The fast reader of Encode's layout and encoding/json read the same
+// state; a file in any other layout is read by encoding/json.
+func TestDecodeLinesMatchesEncodingJSON(t *testing.T) {
+	st := New("l", "default", "https://ti.example")
+	st.Values["plain.example"] = EntryOf(answer(), 5, st.Labels)
+	st.Values[`quote"d\\`] = EntryOf(answer(res("a", "2", map[string]any{"k": "v"})), 6, st.Labels)
+	st.Values["203.0.113.7"] = EntryOf(answer(res("b", "9007199254740993"), res("a", "1")), 7, st.Labels)
+	var b bytes.Buffer
+	st.Encode(&b)
+	fast, ok := decodeLines(b.Bytes())
+	if ok {
+		// the escaped key sends the whole file to the slow path
+		t.Fatalf("an escaped key was read by the fast path")
+	}
+	delete(st.Values, `quote"d\\`)
+	b.Reset()
+	st.Encode(&b)
+	fast, ok = decodeLines(b.Bytes())
+	if !ok {
+		t.Fatalf("Encode's own layout not read by the fast path:\n%s", b.Bytes())
+	}
+	var slow State
+	dec := json.NewDecoder(bytes.NewReader(b.Bytes()))
+	dec.UseNumber()
+	if err := dec.Decode(&slow); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := json.Marshal(fast)
+	s, _ := json.Marshal(slow)
+	if string(f) != string(s) {
+		t.Fatalf("fast\n%s\nslow\n%s", f, s)
+	}
+	// jq's layout (indented) goes the slow way and reads the same
+	var ind bytes.Buffer
+	json.Indent(&ind, b.Bytes(), "", "  ")
+	got, err := Decode(ind.Bytes(), "l")
+	if err != nil || len(got.Values) != 2 {
+		t.Fatalf("indented state: %v, %+v", err, got)
+	}
+}

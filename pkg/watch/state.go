@@ -93,14 +93,17 @@ var ErrDamaged = errors.New("damaged or foreign watch state")
 // Anything else is an error wrapping ErrDamaged, never an empty state: a
 // damaged file must not make every value "new" again.
 func Decode(b []byte, name string) (*State, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var s State
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: data after the document", ErrDamaged)
+	s, ok := decodeLines(b)
+	if !ok {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		s = &State{}
+		if err := dec.Decode(s); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("%w: data after the document", ErrDamaged)
+		}
 	}
 	switch {
 	case s.Format != Format:
@@ -125,7 +128,80 @@ func Decode(b []byte, name string) (*State, error) {
 			}
 		}
 	}
-	return &s, nil
+	return s, nil
+}
+
+// decodeLines reads the layout Encode writes (the header on the first
+// line, then one value a line) without decoding each value by reflection:
+// a list of 100,000 values is read at the start of every run. Anything
+// else (a file edited with jq, say) is ok=false, and Decode reads it as
+// any JSON.
+func decodeLines(b []byte) (st *State, ok bool) {
+	const open = `"values":{`
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 || !bytes.HasSuffix(b[:nl], []byte(open)) || !bytes.HasSuffix(b, []byte("\n}}\n")) {
+		return nil, false
+	}
+	head := append(bytes.Clone(b[:nl]), "}}"...)
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	if err := dec.Decode(&st); err != nil || st == nil || dec.More() {
+		return nil, false
+	}
+	body := b[nl+1 : len(b)-len("\n}}\n")]
+	st.Values = make(map[string]*Entry, bytes.Count(body, []byte{'\n'})+1)
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+			if !bytes.HasSuffix(line, []byte(",")) {
+				return nil, false // only the last value has no comma
+			}
+			line = line[:len(line)-1]
+		} else {
+			body = nil
+		}
+		key, e, ok := decodeLine(line)
+		if !ok {
+			return nil, false
+		}
+		if _, dup := st.Values[key]; dup {
+			return nil, false // encoding/json keeps the last; let it
+		}
+		st.Values[key] = e
+	}
+	return st, true
+}
+
+// decodeLine reads `"value":{"t":N}` by hand, and an entry with resources
+// with encoding/json (only matched values have them).
+func decodeLine(line []byte) (string, *Entry, bool) {
+	if len(line) < 2 || line[0] != '"' {
+		return "", nil, false
+	}
+	end := bytes.IndexByte(line[1:], '"') + 1
+	if end <= 0 || end+1 >= len(line) || line[end+1] != ':' {
+		return "", nil, false
+	}
+	var key string
+	if raw := line[1:end]; bytes.IndexByte(raw, '\\') < 0 {
+		key = string(raw)
+	} else {
+		return "", nil, false // an escaped quote may end elsewhere: the slow path
+	}
+	val := line[end+2:]
+	if rest, ok := bytes.CutPrefix(val, []byte(`{"t":`)); ok && len(rest) > 1 && rest[len(rest)-1] == '}' {
+		if t, err := strconv.ParseInt(string(rest[:len(rest)-1]), 10, 64); err == nil {
+			return key, &Entry{At: t}, true
+		}
+	}
+	e := &Entry{}
+	dec := json.NewDecoder(bytes.NewReader(val))
+	dec.UseNumber()
+	if err := dec.Decode(e); err != nil || dec.More() {
+		return "", nil, false
+	}
+	return key, e, true
 }
 
 func validCount(n json.Number) bool {
