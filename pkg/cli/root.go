@@ -60,7 +60,7 @@ events endpoint. Try it with no account:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showVersion {
 				format, _ := cmd.Flags().GetString("output")
-				return version.Run(&version.Options{Out: f.IO.Out, JSON: format == "json" || format == "ndjson", Info: version.Get})
+				return version.Run(&version.Options{IO: f.IO, JSON: format == "json" || format == "ndjson", Info: version.Get})
 			}
 			return cmd.Help()
 		},

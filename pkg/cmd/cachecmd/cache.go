@@ -3,6 +3,7 @@
 package cachecmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
@@ -22,7 +24,9 @@ import (
 // Options is what the cache commands need, as functions so that tests can
 // replace them.
 type Options struct {
-	Out io.Writer
+	IO *iostreams.IOStreams
+	// Command is the subcommand that runs: path, stats or clear.
+	Command string
 	// Cache opens the answer cache in its directory, with the configured
 	// size cap.
 	Cache func() (*cache.Cache, error)
@@ -35,10 +39,10 @@ type Options struct {
 }
 
 // NewCmd is `tilookup cache`. runF, when set, replaces each subcommand's
-// run in tests; it gets the subcommand's name.
-func NewCmd(f *cmdutil.Factory, runF func(name string, o *Options) error) *cobra.Command {
+// run in tests; o.Command names the subcommand.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		Out:     f.IO.Out,
+		IO:      f.IO,
 		Cache:   func() (*cache.Cache, error) { return open(f) },
 		Setting: func() (string, string) { return setting(f) },
 		Format:  func() (output.Format, error) { return cmdutil.Format(f, "cache") },
@@ -59,9 +63,10 @@ oldest answers. Any number of processes share the cache without locks.`,
   tilookup cache clear --older-than 7d`,
 	}
 	run := func(name string, fn func(*Options) error) func(*cobra.Command, []string) error {
-		return func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, _ []string) error {
+			opts.Command = name
 			if runF != nil {
-				return runF(name, opts)
+				return runF(c.Context(), opts)
 			}
 			return fn(opts)
 		}
@@ -129,7 +134,7 @@ func runPath(o *Options) error {
 	if err != nil {
 		return err
 	}
-	return write(o.Out, c.Dir()+"\n")
+	return write(o.IO.Out, c.Dir()+"\n")
 }
 
 // statsJSON is stats for scripts: sizes in bytes, times in RFC 3339.
@@ -173,7 +178,7 @@ func runStats(o *Options) error {
 			oldest, newest := s.Oldest.UTC(), s.Newest.UTC()
 			j.Oldest, j.Newest = &oldest, &newest
 		}
-		return failure.WriteError(cmdutil.WriteJSON(output.Options{Out: o.Out}, j))
+		return failure.WriteError(cmdutil.WriteJSON(cmdutil.ListOptions(o.IO, format), j))
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -190,7 +195,7 @@ func runStats(o *Options) error {
 		fmt.Fprintf(tw, "Newest:\t%s\n", output.Ago(o.Now().Sub(s.Newest)))
 	}
 	tw.Flush()
-	return write(o.Out, b.String())
+	return write(o.IO.Out, b.String())
 }
 
 func describeSetting(ttl time.Duration, source string) string {
@@ -222,7 +227,7 @@ func runClear(o *Options) error {
 		return failure.Wrap(failure.IO, err, "cannot clear the cache: "+err.Error())
 	}
 	if format == output.JSON || format == output.NDJSON {
-		return failure.WriteError(cmdutil.WriteJSON(output.Options{Out: o.Out}, clearJSON{Removed: n, Bytes: freed}))
+		return failure.WriteError(cmdutil.WriteJSON(cmdutil.ListOptions(o.IO, format), clearJSON{Removed: n, Bytes: freed}))
 	}
 	which := ""
 	if o.OlderThan > 0 {
@@ -230,11 +235,11 @@ func runClear(o *Options) error {
 	}
 	switch n {
 	case 0:
-		return write(o.Out, "No answers"+which+" to remove.\n")
+		return write(o.IO.Out, "No answers"+which+" to remove.\n")
 	case 1:
-		return write(o.Out, fmt.Sprintf("Removed 1 answer%s (%s).\n", which, humanSize(freed)))
+		return write(o.IO.Out, fmt.Sprintf("Removed 1 answer%s (%s).\n", which, humanSize(freed)))
 	}
-	return write(o.Out, fmt.Sprintf("Removed %d answers%s (%s).\n", n, which, humanSize(freed)))
+	return write(o.IO.Out, fmt.Sprintf("Removed %d answers%s (%s).\n", n, which, humanSize(freed)))
 }
 
 // humanSize prints a byte count in binary units, as the size settings

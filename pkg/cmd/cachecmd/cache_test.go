@@ -2,6 +2,7 @@ package cachecmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -32,22 +33,22 @@ func fixture(t *testing.T, format output.Format, setting string) (*Options, *byt
 		t.Fatal(err)
 	}
 	clock = now
-	var out bytes.Buffer
+	ios, _, out, _ := iostreams.Test()
 	return &Options{
-		Out:     &out,
+		IO:      ios,
 		Cache:   func() (*cache.Cache, error) { return c, nil },
 		Setting: func() (string, string) { return setting, "env TILOOKUP_CACHE" },
 		Format:  func() (output.Format, error) { return format, nil },
 		Now:     func() time.Time { return now },
-	}, &out
+	}, out
 }
 
 func TestNewCmdWiresSubcommands(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var ran []string
 	var olderThan time.Duration
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(name string, o *Options) error {
-		ran = append(ran, name)
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error {
+		ran = append(ran, o.Command)
 		olderThan = o.OlderThan
 		return nil
 	})

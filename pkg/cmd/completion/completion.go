@@ -4,11 +4,13 @@
 package completion
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 )
 
 // Shells lists the shells a script can be generated for, in the order the
@@ -40,7 +42,7 @@ func Script(root *cobra.Command, shell string, w io.Writer, descriptions bool) e
 
 // Options is what completion and completion install need to run.
 type Options struct {
-	Out io.Writer
+	IO *iostreams.IOStreams
 	// Script writes the script of the whole command tree for a shell.
 	Script func(shell string, w io.Writer, descriptions bool) error
 
@@ -50,9 +52,9 @@ type Options struct {
 }
 
 // NewCmd is `tilookup completion`. runF replaces the run in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	if runF == nil {
-		runF = run
+		runF = func(_ context.Context, o *Options) error { return run(o) }
 	}
 	cmd := &cobra.Command{
 		Use:   "completion <command>",
@@ -77,7 +79,7 @@ prints the script, for setups that load it some other way.`,
 func newOptions(f *cmdutil.Factory, cmd *cobra.Command) *Options {
 	root := cmd.Root()
 	return &Options{
-		Out: f.IO.Out,
+		IO: f.IO,
 		Script: func(shell string, w io.Writer, descriptions bool) error {
 			return Script(root, shell, w, descriptions)
 		},
@@ -88,7 +90,7 @@ func run(opts *Options) error {
 	if opts.Install {
 		return install(opts)
 	}
-	return opts.Script(opts.Shell, opts.Out, opts.Descriptions)
+	return opts.Script(opts.Shell, opts.IO.Out, opts.Descriptions)
 }
 
 // shellHelp returns a shell's Long text and Example. Commands go in Example,
@@ -124,7 +126,7 @@ the line below to your profile ($PROFILE); 'tilookup completion install
 	return "", ""
 }
 
-func newShellCmd(f *cmdutil.Factory, shell string, runF func(*Options) error) *cobra.Command {
+func newShellCmd(f *cmdutil.Factory, shell string, runF func(context.Context, *Options) error) *cobra.Command {
 	var noDesc bool
 	long, example := shellHelp(shell)
 	cmd := &cobra.Command{
@@ -137,7 +139,7 @@ func newShellCmd(f *cmdutil.Factory, shell string, runF func(*Options) error) *c
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := newOptions(f, cmd)
 			opts.Shell, opts.Descriptions = shell, !noDesc
-			return runF(opts)
+			return runF(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "complete without a description beside each value")

@@ -2,6 +2,7 @@ package completion
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 )
 
-func newInstallCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func newInstallCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	var shell string
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -34,7 +35,7 @@ anything left for you to do. Nothing outside your home directory is touched.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := newOptions(f, cmd)
 			opts.Shell, opts.Descriptions, opts.Install = shell, true, true
-			return runF(opts)
+			return runF(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&shell, "shell", "", "the `shell`: bash, zsh, fish or powershell (default: $SHELL)")
@@ -64,10 +65,10 @@ func install(opts *Options) error {
 		if err := writeScript(plan.path, script.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.Out, "Wrote the %s completion script to %s\n", shell, plan.path)
+		fmt.Fprintf(opts.IO.Out, "Wrote the %s completion script to %s\n", shell, plan.path)
 	}
 	for _, line := range plan.advice {
-		fmt.Fprintln(opts.Out, line)
+		fmt.Fprintln(opts.IO.Out, line)
 	}
 	return nil
 }

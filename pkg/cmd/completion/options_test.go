@@ -1,7 +1,7 @@
 package completion
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +16,7 @@ import (
 func TestNewCmdFillsOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got []Options
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(o *Options) error { got = append(got, *o); return nil })
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error { got = append(got, *o); return nil })
 	for _, args := range [][]string{{"zsh", "--no-descriptions"}, {"install", "--shell", "fish"}} {
 		cmd.SetArgs(args)
 		if err := cmd.Execute(); err != nil {
@@ -37,8 +37,8 @@ func fakeScript(shell string, w io.Writer, descriptions bool) error {
 }
 
 func TestRunPrintsScript(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(&Options{Out: &out, Script: fakeScript, Shell: "bash"}); err != nil {
+	ios, _, out, _ := iostreams.Test()
+	if err := run(&Options{IO: ios, Script: fakeScript, Shell: "bash"}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "script for bash, descriptions false\n" {
@@ -50,8 +50,8 @@ func TestRunInstallsFish(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "cfg"))
-	var out bytes.Buffer
-	if err := run(&Options{Out: &out, Script: fakeScript, Shell: "fish", Descriptions: true, Install: true}); err != nil {
+	ios, _, out, _ := iostreams.Test()
+	if err := run(&Options{IO: ios, Script: fakeScript, Shell: "fish", Descriptions: true, Install: true}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "cfg", "fish", "completions", "tilookup.fish")

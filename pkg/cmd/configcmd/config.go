@@ -2,6 +2,7 @@
 package configcmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -38,21 +39,23 @@ type Options struct {
 	Edit func() (Editor, error)
 	Path func() (string, error)
 
+	// Command is the subcommand that runs (get, set, list...).
+	Command    string
 	Key, Value string
 }
 
 // NewCmd is `tilookup config`; runF, when set, replaces the run of every
-// subcommand (tests).
-func NewCmd(f *cmdutil.Factory, runF func(name string, opts *Options) error) *cobra.Command {
+// subcommand (tests); opts.Command names the subcommand.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IO}
 	opts.Config = func() (Reader, error) { return f.ConfigUnchecked() }
 	opts.Edit = func() (Editor, error) { return config.Open(f.ConfigPath(), f.Flags, true) }
 	opts.Path = func() (string, error) { return config.Path(f.ConfigPath()) }
 	run := func(name string, fn func(*Options) error) func(*cobra.Command, []string) error {
-		return func(_ *cobra.Command, args []string) error {
-			opts.Key, opts.Value = arg(args, 0), arg(args, 1)
+		return func(c *cobra.Command, args []string) error {
+			opts.Command, opts.Key, opts.Value = name, arg(args, 0), arg(args, 1)
 			if runF != nil {
-				return runF(name, opts)
+				return runF(c.Context(), opts)
 			}
 			return fn(opts)
 		}

@@ -1,6 +1,7 @@
 package configcmd
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -43,8 +44,8 @@ func newOpts() (*Options, *fakeConfig, *strings.Builder) {
 func TestArgsReachOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var name, key, value string
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(n string, o *Options) error {
-		name, key, value = n, o.Key, o.Value
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error {
+		name, key, value = o.Command, o.Key, o.Value
 		return nil
 	})
 	cmd.SetArgs([]string{"set", "timeout", "5"})

@@ -4,6 +4,7 @@ package detect
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -42,7 +43,7 @@ type errRecord struct {
 }
 
 // NewCmd is `tilookup detect`. runF replaces the run in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "detect") }}
 	cmd := &cobra.Command{
 		Use:   "detect [VALUE...]",
@@ -56,11 +57,11 @@ sent anywhere.`,
 		Example: `  tilookup detect 'hxxps://evil[.]example[.]com/x' 198.51.100[.]7 cve-2021-44228
   tilookup detect -o json 'user[@]example.com'
   printf '203.0.113[.]66:8080\ninvoice.pdf\n' | tilookup detect`,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO = f.IO
 			opts.Values = args
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
 			return run(opts)
 		},

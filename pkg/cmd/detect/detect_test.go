@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ func TestNewCmdFillsOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	ios.SetTTY(true, false, false)
 	var got *Options
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(o *Options) error { got = o; return nil })
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
 	cmd.SetArgs([]string{"--no-refang", "--defang", "a.example", "b.example"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -31,7 +32,7 @@ type Options struct {
 }
 
 // NewCmd is `tilookup extract`. runF replaces the run in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "extract") }}
 	cmd := &cobra.Command{
 		Use:   "extract [FILE...]",
@@ -47,11 +48,11 @@ email, and the groups hash (the four digests), ip (ipv4, ipv6) and all.`,
 		Example: `  tilookup extract report.txt | tilookup search
   pbpaste | tilookup extract --types ip,domain
   tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO = f.IO
 			opts.Files = args
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
 			return run(opts)
 		},

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 func TestNewCmdFillsOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got *Options
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(o *Options) error { got = o; return nil })
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
 	cmd.SetArgs([]string{"--types", "ip,hash", "--defang", "a.txt", "-"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

@@ -5,18 +5,18 @@ package sandboxcmd
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
 // ServeOptions are the parsed command line of `sandbox serve`.
 type ServeOptions struct {
-	Out, ErrOut io.Writer
+	IO *iostreams.IOStreams
 
 	Addr, EventsAddr string
 	Token            string // accepted bearer token; "" is the demo token
@@ -30,7 +30,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error)
 		Use:   "sandbox <command>",
 		Short: "Run the built-in reference server with demo data",
 	}
-	opts := &ServeOptions{Out: f.IO.Out, ErrOut: f.IO.ErrOut}
+	opts := &ServeOptions{IO: f.IO}
 	serve := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the search and events API on loopback until interrupted",
@@ -63,7 +63,7 @@ pkg/sandbox/FAULTS.md.`,
 func serve(ctx context.Context, opts *ServeOptions) error {
 	so := sandbox.Options{Token: opts.Token, Faults: opts.Faults}
 	if !opts.Quiet {
-		so.Log = opts.ErrOut
+		so.Log = opts.IO.ErrOut
 	}
 	srv, err := sandbox.Start(so, opts.Addr, opts.EventsAddr)
 	if err != nil {
@@ -74,10 +74,10 @@ func serve(ctx context.Context, opts *ServeOptions) error {
 	if tok == "" {
 		tok = sandbox.DemoToken
 	}
-	fmt.Fprintf(opts.Out, "search:  %s\nevents:  %s\ntoken:   %s\n\n", srv.SearchURL, srv.EventsURL, tok)
-	fmt.Fprintf(opts.Out, "Try:     TILOOKUP_TOKEN=%s tilookup search --base-url %s --events-base-url %s 44d88612fea8a8f36de82e1278abb02f\n", tok, srv.SearchURL, srv.EventsURL)
-	fmt.Fprintln(opts.Out, "Press Ctrl-C to stop.")
+	fmt.Fprintf(opts.IO.Out, "search:  %s\nevents:  %s\ntoken:   %s\n\n", srv.SearchURL, srv.EventsURL, tok)
+	fmt.Fprintf(opts.IO.Out, "Try:     TILOOKUP_TOKEN=%s tilookup search --base-url %s --events-base-url %s 44d88612fea8a8f36de82e1278abb02f\n", tok, srv.SearchURL, srv.EventsURL)
+	fmt.Fprintln(opts.IO.Out, "Press Ctrl-C to stop.")
 	<-ctx.Done()
-	fmt.Fprintln(opts.ErrOut, "Stopping the sandbox.")
+	fmt.Fprintln(opts.IO.ErrOut, "Stopping the sandbox.")
 	return nil
 }

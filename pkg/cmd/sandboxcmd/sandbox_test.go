@@ -47,7 +47,7 @@ func TestServeAnswersUntilCancelled(t *testing.T) {
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, &ServeOptions{Out: out, ErrOut: errOut, Addr: "127.0.0.1:0", EventsAddr: "127.0.0.1:0", Token: "tok"})
+		done <- serve(ctx, &ServeOptions{IO: &iostreams.IOStreams{Out: out, ErrOut: errOut}, Addr: "127.0.0.1:0", EventsAddr: "127.0.0.1:0", Token: "tok"})
 	}()
 	var base string
 	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -79,7 +79,7 @@ func TestServeAnswersUntilCancelled(t *testing.T) {
 }
 
 func TestServeRefusesABadFault(t *testing.T) {
-	err := serve(context.Background(), &ServeOptions{Out: io.Discard, ErrOut: io.Discard, Addr: "127.0.0.1:0", EventsAddr: "127.0.0.1:0", Faults: "status=abc"})
+	err := serve(context.Background(), &ServeOptions{IO: &iostreams.IOStreams{Out: io.Discard, ErrOut: io.Discard}, Addr: "127.0.0.1:0", EventsAddr: "127.0.0.1:0", Faults: "status=abc"})
 	if failure.ExitCode(err) != failure.ExitUsage {
 		t.Fatalf("err %v", err)
 	}

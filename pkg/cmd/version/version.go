@@ -4,6 +4,7 @@
 package version
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
 
@@ -62,7 +64,7 @@ func get() Info {
 
 // Options is what version needs to run.
 type Options struct {
-	Out io.Writer
+	IO *iostreams.IOStreams
 	// JSON says whether -o json or ndjson was given. The config file is not
 	// read: the version is asked for when nothing else works.
 	JSON bool
@@ -70,7 +72,7 @@ type Options struct {
 }
 
 // NewCmd is `tilookup version`. runF replaces the run in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, build date, Go version and platform",
@@ -81,9 +83,9 @@ tilookup --version prints the same. With -o json or -o ndjson, one JSON object.`
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, _ := cmd.Flags().GetString("output")
-			opts := &Options{Out: f.IO.Out, JSON: format == "json" || format == "ndjson", Info: Get}
+			opts := &Options{IO: f.IO, JSON: format == "json" || format == "ndjson", Info: Get}
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
 			return Run(opts)
 		},
@@ -94,7 +96,7 @@ tilookup --version prints the same. With -o json or -o ndjson, one JSON object.`
 func Run(opts *Options) error {
 	info := opts.Info()
 	if opts.JSON {
-		return cmdutil.WriteJSON(output.Options{Out: opts.Out}, info)
+		return cmdutil.WriteJSON(cmdutil.ListOptions(opts.IO, output.JSON), info)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "tilookup %s\n", info.Version)
@@ -105,6 +107,6 @@ func Run(opts *Options) error {
 		fmt.Fprintf(&b, "built:    %s\n", info.Date)
 	}
 	fmt.Fprintf(&b, "go:       %s\nplatform: %s\n", info.GoVersion, info.Platform)
-	_, err := io.WriteString(opts.Out, b.String())
+	_, err := io.WriteString(opts.IO.Out, b.String())
 	return err
 }

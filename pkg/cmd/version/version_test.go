@@ -1,7 +1,7 @@
 package version
 
 import (
-	"bytes"
+	"context"
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
@@ -11,13 +11,13 @@ import (
 func TestNewCmdFillsOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got *Options
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(o *Options) error { got = o; return nil })
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
 	cmd.Flags().StringP("output", "o", "", "")
 	cmd.SetArgs([]string{"-o", "ndjson"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !got.JSON || got.Info == nil || got.Out != ios.Out {
+	if !got.JSON || got.Info == nil || got.IO != ios {
 		t.Errorf("options = %+v", got)
 	}
 	cmd.SetArgs([]string{"extra"})
@@ -30,8 +30,8 @@ func TestRun(t *testing.T) {
 	info := func() Info {
 		return Info{Version: "1.2.3", Commit: "abc", GoVersion: "go1.25", Platform: "linux/amd64"}
 	}
-	var out bytes.Buffer
-	if err := Run(&Options{Out: &out, Info: info}); err != nil {
+	ios, _, out, _ := iostreams.Test()
+	if err := Run(&Options{IO: ios, Info: info}); err != nil {
 		t.Fatal(err)
 	}
 	want := "tilookup 1.2.3\ncommit:   abc\ngo:       go1.25\nplatform: linux/amd64\n"
@@ -39,7 +39,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("text:\n%s\nwant\n%s", out.String(), want)
 	}
 	out.Reset()
-	if err := Run(&Options{Out: &out, JSON: true, Info: info}); err != nil {
+	if err := Run(&Options{IO: ios, JSON: true, Info: info}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != `{"version":"1.2.3","commit":"abc","date":"","go_version":"go1.25","platform":"linux/amd64"}`+"\n" {
