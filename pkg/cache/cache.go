@@ -19,12 +19,20 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tilookup/tilookup/pkg/statefile"
 )
 
 // DefaultMaxSize is the size cap when none is configured.
 const DefaultMaxSize = 100 << 20
+
+// DefaultMaxEntry bounds what is read of one entry when Options say
+// nothing: the default max_response_size (32 MiB) and a header. A bigger
+// file is not one we wrote (or not for this limit) and reads as a miss.
+const DefaultMaxEntry = 32<<20 + 4<<10
 
 // magic starts every entry; a file without it is not ours. The version
 // changes with the format, so that an old file reads as a miss.
@@ -32,17 +40,27 @@ const magic = "tilookup-cache 1 "
 
 // Options configure a Cache. Zero values get defaults.
 type Options struct {
-	Dir     string           // where the answers live; see DefaultDir
-	MaxSize int64            // bytes on disk before the oldest answers go; 0 = DefaultMaxSize
-	Now     func() time.Time // the clock; tests set it
+	Dir     string // where the answers live; see DefaultDir
+	MaxSize int64  // bytes on disk before the oldest answers go; 0 = DefaultMaxSize
+	// MaxEntry bounds the bytes read of one entry (the response size
+	// cap plus a header); 0 = DefaultMaxEntry.
+	MaxEntry int64
+	Now      func() time.Time // the clock; tests set it
 }
 
 // Cache is a directory of answers. It is safe for concurrent use, within
 // a process and between processes.
 type Cache struct {
-	dir     string
-	maxSize int64
-	now     func() time.Time
+	dir      string
+	maxSize  int64
+	maxEntry int64
+	now      func() time.Time
+
+	// checked is the outcome of the one look at the directory's owner
+	// and mode (Check).
+	checkOnce sync.Once
+	checkErr  error
+	shardsOK  sync.Map // shard directory -> true once checked safe
 
 	// untilScan counts down the bytes written before the next look at the
 	// cache's size. It starts at a random point of the interval, so that
@@ -55,9 +73,12 @@ type Cache struct {
 // Open returns the cache in o.Dir. It touches nothing on disk: the
 // directory is made by the first answer stored.
 func Open(o Options) *Cache {
-	c := &Cache{dir: o.Dir, maxSize: o.MaxSize, now: o.Now}
+	c := &Cache{dir: o.Dir, maxSize: o.MaxSize, maxEntry: o.MaxEntry, now: o.Now}
 	if c.maxSize <= 0 {
 		c.maxSize = DefaultMaxSize
+	}
+	if c.maxEntry <= 0 {
+		c.maxEntry = DefaultMaxEntry
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -74,6 +95,21 @@ func DefaultDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(base, "tilookup", "answers"), nil
+}
+
+// Check refuses a cache directory that another local user could write
+// into (group- or world-writable, owned by someone else, a link), as ssh
+// refuses such a key: whoever can replace an entry can turn a match into
+// "No matches". A directory not made yet is fine: it is made 0700. The
+// answer is the same for the Cache's life; every read and write obeys it.
+func (c *Cache) Check() error {
+	c.checkOnce.Do(func() {
+		if _, err := os.Lstat(c.dir); errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		c.checkErr = statefile.CheckDir(c.dir)
+	})
+	return c.checkErr
 }
 
 // Dir is where the answers live.
@@ -102,8 +138,15 @@ func (c *Cache) Get(key string) (Entry, bool) {
 // read returns the entry of key whatever its age: an error is no file, or
 // errDamaged.
 func (c *Cache) read(key string) (Entry, error) {
+	if err := c.Check(); err != nil {
+		return Entry{}, err
+	}
 	id := hashKey(key)
-	data, err := os.ReadFile(c.path(id))
+	path := c.path(id)
+	if err := c.checkShard(filepath.Dir(path)); err != nil {
+		return Entry{}, err
+	}
+	data, err := c.readEntry(path)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -114,6 +157,9 @@ func (c *Cache) read(key string) (Entry, error) {
 // it is written under a temporary name, then renamed over any older answer
 // (or a damaged file) in one step.
 func (c *Cache) Put(key string, body []byte, ttl time.Duration) error {
+	if err := c.Check(); err != nil {
+		return err
+	}
 	id := hashKey(key)
 	now := c.now()
 	data := encode(id, body, now, now.Add(ttl))
@@ -153,11 +199,33 @@ func (c *Cache) writeFile(path string, data []byte, now time.Time) error {
 	return err
 }
 
+// checkShard checks a shard directory as Check checks the cache's, once
+// per shard that is safe (an unsafe one is checked again each time, so
+// that a chmod by the user takes effect).
+func (c *Cache) checkShard(dir string) error {
+	if _, ok := c.shardsOK.Load(dir); ok {
+		return nil
+	}
+	if err := statefile.CheckDir(dir); err != nil {
+		return err
+	}
+	c.shardsOK.Store(dir, true)
+	return nil
+}
+
+// readEntry reads an entry file without following a link, from a regular
+// file only (a FIFO would block, /dev/zero never end), within maxEntry.
+func (c *Cache) readEntry(path string) ([]byte, error) {
+	return statefile.ReadFile(path, c.maxEntry)
+}
+
 // mkdir makes the shard directory and the cache directory above it, both
 // private: answers say what the user looked for.
 func (c *Cache) mkdir(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err == nil || errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(dir, 0o700); err == nil {
 		return nil
+	} else if errors.Is(err, fs.ErrExist) {
+		return statefile.CheckDir(dir)
 	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err

@@ -2,12 +2,15 @@ package cache
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tilookup/tilookup/pkg/statefile"
 )
 
 // staleTmp is how old a temporary file must be before a scan takes it for
@@ -54,6 +57,9 @@ func (c *Cache) scan() ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	now := c.now()
 	var files []file
 	for _, sh := range shards {
@@ -61,6 +67,9 @@ func (c *Cache) scan() ([]file, error) {
 			continue // not ours: left alone
 		}
 		dir := filepath.Join(c.dir, sh.Name())
+		if statefile.CheckDir(dir) != nil {
+			continue // not ours, or not safe: neither read nor removed
+		}
 		names, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -77,6 +86,9 @@ func (c *Cache) scan() ([]file, error) {
 				}
 				continue
 			}
+			if !isEntryName(n.Name()) {
+				continue // not an entry: clear and eviction leave it alone
+			}
 			files = append(files, file{path: path, size: info.Size(), mod: info.ModTime()})
 		}
 	}
@@ -86,6 +98,12 @@ func (c *Cache) scan() ([]file, error) {
 
 func isShard(name string) bool {
 	return len(name) == 2 && strings.Trim(name, "0123456789abcdef") == ""
+}
+
+// isEntryName: an entry is named by the rest of its key's SHA-256 in hex
+// (path), 62 digits; anything else in a shard is not ours.
+func isEntryName(name string) bool {
+	return len(name) == 62 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
 // Evict removes the oldest answers while the cache is over its cap, down
@@ -106,6 +124,9 @@ func (c *Cache) Evict() (removed int, freed int64) {
 	for _, f := range files {
 		if total <= target {
 			break
+		}
+		if !isEntry(f.path) {
+			continue
 		}
 		if err := os.Remove(f.path); err == nil || errors.Is(err, fs.ErrNotExist) {
 			total -= f.size
@@ -149,7 +170,7 @@ func (c *Cache) Stats() (Stats, error) {
 
 // live tells whether the entry at path would be a hit now.
 func (c *Cache) live(path string, now time.Time) bool {
-	data, err := os.ReadFile(path)
+	data, err := c.readEntry(path)
 	if err != nil {
 		return false
 	}
@@ -169,6 +190,9 @@ func (c *Cache) Clear(olderThan time.Duration) (removed int, freed int64, err er
 		if olderThan > 0 && !f.mod.Before(cutoff) {
 			break // oldest first: the rest are younger
 		}
+		if !isEntry(f.path) {
+			continue
+		}
 		rerr := os.Remove(f.path)
 		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = rerr
@@ -180,4 +204,17 @@ func (c *Cache) Clear(olderThan time.Duration) (removed int, freed int64, err er
 		}
 	}
 	return removed, freed, err
+}
+
+// isEntry tells, by its first bytes, a file that this cache wrote from
+// one that only has an entry's name: only the first kind is removed.
+func isEntry(path string) bool {
+	f, _, err := statefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(magic))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == magic
 }

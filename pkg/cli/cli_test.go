@@ -88,7 +88,7 @@ func TestDidYouMeanPicksTheClosest(t *testing.T) {
 }
 
 func TestNetworkFlagsOnlyWhereTheServiceIsCalled(t *testing.T) {
-	online := map[string]bool{"tilookup search": true, "tilookup pivot": true, "tilookup events me": true, "tilookup auth login": true, "tilookup auth status": true, "tilookup triage": true, "tilookup enrich": true, "tilookup mcp": true}
+	online := map[string]bool{"tilookup search": true, "tilookup pivot": true, "tilookup events me": true, "tilookup auth login": true, "tilookup auth status": true, "tilookup triage": true, "tilookup enrich": true, "tilookup mcp": true, "tilookup watch": true}
 	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
 		for _, name := range []string{"base-url", "events-base-url", "timeout", "retries", "debug"} {
 			if has := c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil; has != online[c.CommandPath()] {

@@ -52,7 +52,7 @@ func TestHelpExamplesWork(t *testing.T) {
 	}
 	for k, v := range map[string]string{
 		"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_DATA_HOME": filepath.Join(dir, "data"),
-		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "TILOOKUP_CONFIG": filepath.Join(dir, "config.yaml"),
+		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "XDG_STATE_HOME": filepath.Join(dir, "state"), "TILOOKUP_CONFIG": filepath.Join(dir, "config.yaml"),
 		"TILOOKUP_BASE_URL": srv.SearchURL, "TILOOKUP_EVENTS_BASE_URL": srv.EventsURL,
 		"TILOOKUP_TOKEN": sandbox.DemoToken, "TILOOKUP_PROFILE": "", "TILOOKUP_OUTPUT": "", "SHELL": "/bin/bash",
 	} {

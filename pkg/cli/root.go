@@ -20,6 +20,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/triage"
 	"github.com/tilookup/tilookup/pkg/cmd/version"
+	"github.com/tilookup/tilookup/pkg/cmd/watch"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/output/format"
@@ -132,6 +133,7 @@ var commands = []command{
 	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
 	{"pivot", func(f *cmdutil.Factory) *cobra.Command { return pivot.NewCmd(f, nil) }},
 	{"enrich", func(f *cmdutil.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
+	{"watch", func(f *cmdutil.Factory) *cobra.Command { return watch.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},

@@ -57,6 +57,10 @@ func (f *Factory) Cached(next lookup.Searcher, client *api.Client, limit int, ra
 	if debug != nil {
 		fmt.Fprintf(debug, "[debug] cache: on, matches kept %s, no match %s, in %s\n", cache.FormatDuration(ttl), cache.FormatDuration(min(ttl, cache.NoMatchTTL)), sanitize.String(dir))
 	}
-	c := cache.Open(cache.Options{Dir: dir, MaxSize: maxSize})
+	c := cache.Open(cache.Options{Dir: dir, MaxSize: maxSize, MaxEntry: s.MaxResponseSize + 4<<10})
+	if err := c.Check(); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: answers are not cached: %s\n", sanitize.String(err.Error()))
+		return next
+	}
 	return c.Searcher(next, cache.ScopeOf(client, limit), cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut})
 }

@@ -174,7 +174,7 @@ func ParseCacheTTL(s string) (time.Duration, error) {
 			t, unit = days, 24*time.Hour
 		}
 		n, ferr := strconv.ParseFloat(t, 64)
-		if ferr != nil || n != n || n*float64(unit) > float64(100*365*24*time.Hour) {
+		if ferr != nil || n != n || n*float64(unit) > float64(maxCacheTTL) {
 			return 0, fmt.Errorf("want a duration such as 24h or 7d, a number of seconds, or 0 for off")
 		}
 		d = time.Duration(n * float64(unit))
@@ -182,8 +182,16 @@ func ParseCacheTTL(s string) (time.Duration, error) {
 	if d < 0 {
 		return 0, fmt.Errorf("want a duration of 0 (off) or more")
 	}
+	// An entry's expiry is stored in Unix nanoseconds, which end in 2262:
+	// a longer span (2562047h parses) would overflow and never hit.
+	if d > maxCacheTTL {
+		return 0, fmt.Errorf("want at most 100 years (876000h, 36500d)")
+	}
 	return d, nil
 }
+
+// maxCacheTTL is the longest --cache: what the expiry can hold, with room.
+const maxCacheTTL = 100 * 365 * 24 * time.Hour
 
 func validCount(s string) error {
 	_, err := parseCount(s)

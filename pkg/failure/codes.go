@@ -11,7 +11,7 @@ type Code struct {
 func Codes() []Code {
 	return []Code{
 		{ExitOK, "success"},
-		{ExitNoMatch, "nothing matched: with search -e/--exit-status, no value at all matched (like grep: one match among many values is success); triage and enrich always work this way"},
+		{ExitNoMatch, "nothing matched: with search -e/--exit-status, no value at all matched (like grep: one match among many values is success); triage, pivot and enrich always work this way; for watch, nothing changed"},
 		{ExitUsage, "usage error, invalid input, or 400 from the service"},
 		{ExitConfig, "configuration problem: no base URL, no token, or a base URL that would leak the token"},
 		{ExitAuth, "authentication or permission refused (401, 403)"},

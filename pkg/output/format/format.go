@@ -73,7 +73,7 @@ func (s Spec) Streams() bool { return s.Kind == Stream }
 func (s Spec) Supports(command string) bool { return slices.Contains(s.Commands, command) }
 
 // records lists the commands that print records in every streaming format.
-var records = []string{"search", "triage", "detect", "extract", "events"}
+var records = []string{"search", "triage", "detect", "extract", "events", "watch"}
 
 // reports lists the commands that print one fixed report, as text or JSON.
 var reports = []string{"version", "cache", "config"}
@@ -87,7 +87,7 @@ var rows = []Spec{
 	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports, []string{"pivot"}), Help: "JSON (an array for several values)"},
 	{Name: NDJSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "one JSON object per line"},
 	{Name: CSV, Kind: Stream, Commands: slices.Concat(records, []string{"config"}), Help: "comma-separated values with a header"},
-	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a Markdown report of the run"},
+	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "pivot", "watch"}, Help: "a Markdown report of the run"},
 	{Name: STIX, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a STIX 2.1 bundle of the run"},
 	{Name: MISP, Kind: Document, Commands: []string{"search", "triage"}, Help: "a MISP event (JSON) of the run"},
 	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},

@@ -1,0 +1,201 @@
+package watch
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/watch"
+)
+
+// writer prints the changes of one run in one format: the formats that
+// pkg/output/format lists for watch, each built by newWriter.
+type writer interface {
+	Add(Change) error
+	Flush() error
+	// Close ends the output; interrupted says the run did not finish.
+	Close(at time.Time, interrupted bool) error
+}
+
+func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool) (writer, error) {
+	if err := output.CheckFormat("watch", f); err != nil {
+		return nil, err
+	}
+	o := output.Options{Format: f, Out: out, TTY: tty, CSVRaw: csvRaw}
+	def := func(s, typ string) string { return s }
+	if defang {
+		def = func(s, typ string) string { return ioc.Defang(s, ioc.Type(typ)) }
+	}
+	switch f {
+	case output.JSON, output.NDJSON:
+		return &listWriter{out: out, l: cmdutil.NewListWriter(o, nil)}, nil
+	case output.CSV:
+		return &csvWriter{c: output.NewCSVWriter(o, csvColumns), defang: def}, nil
+	case output.MD:
+		return &mdWriter{out: out, name: name, defang: def}, nil
+	case output.Table:
+		return &tableWriter{out: out, defang: def}, nil
+	}
+	return nil, fmt.Errorf("watch has no printer for -o %s", f)
+}
+
+// listWriter is json (one array, written as the changes come) and
+// ndjson, through cmdutil.ListWriter: on a terminal every character a
+// terminal could act on (a bidi override from a label) is a \u escape.
+type listWriter struct {
+	out *bufio.Writer
+	l   *cmdutil.ListWriter
+}
+
+func (w *listWriter) Add(c Change) error {
+	if c.Resources == nil {
+		c.Resources = []watch.Delta{}
+	}
+	return w.l.Write(c, nil)
+}
+
+func (w *listWriter) Flush() error { return failure.WriteError(w.out.Flush()) }
+
+func (w *listWriter) Close(time.Time, bool) error {
+	if err := w.l.Close(); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// csvWriter: one row per change and resource; a failed value is one row
+// with its error. Cells go through output.CSVWriter (the terminal
+// sanitizer, the formula guard unless --csv-raw).
+type csvWriter struct {
+	c      *output.CSVWriter
+	defang func(s, typ string) string
+}
+
+var csvColumns = []string{"value", "type", "change", "resource", "label", "before", "after", "checked_at", "previous_checked_at", "error"}
+
+func (w *csvWriter) Add(c Change) error {
+	prev := ""
+	if c.PreviousCheckedAt != nil {
+		prev = *c.PreviousCheckedAt
+	}
+	value := w.defang(c.Value, c.Type)
+	if c.Error != nil {
+		return w.c.Write([]string{value, c.Type, c.Change, "", "", "", "", c.CheckedAt, prev, c.Error.Message})
+	}
+	for _, d := range c.Resources {
+		if err := w.c.Write([]string{value, c.Type, c.Change, d.Resource, d.Label, csvCount(d.Before), csvCount(d.After), c.CheckedAt, prev, ""}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *csvWriter) Flush() error                { return w.c.Flush() }
+func (w *csvWriter) Close(time.Time, bool) error { return w.c.Close() }
+
+// tableWriter: one line per change, streamed (a column of fixed width for
+// the kind, then the value, then the resources in one cell), every string
+// through the terminal sanitizer.
+type tableWriter struct {
+	out    *bufio.Writer
+	defang func(s, typ string) string
+	n      int
+}
+
+func (w *tableWriter) Add(c Change) error {
+	w.n++
+	var what string
+	if c.Error != nil {
+		what = c.Error.Message
+	} else {
+		parts := make([]string, len(c.Resources))
+		for i, d := range c.Resources {
+			label := d.Label
+			if label == "" {
+				label = d.Resource
+			}
+			parts[i] = fmt.Sprintf("%s %s→%s", label, countText(d.Before), countText(d.After))
+		}
+		what = strings.Join(parts, ", ")
+	}
+	_, err := fmt.Fprintf(w.out, "%-8s %s  %s  %s\n", c.Change, sanitize.String(w.defang(c.Value, c.Type)), sanitize.String(c.Type), sanitize.String(what))
+	return failure.WriteError(err)
+}
+
+func (w *tableWriter) Flush() error { return failure.WriteError(w.out.Flush()) }
+
+func (w *tableWriter) Close(_ time.Time, interrupted bool) error {
+	if interrupted {
+		_, err := fmt.Fprintln(w.out, "(interrupted: the values not reached were not compared)")
+		return failure.WriteError(err)
+	}
+	return nil
+}
+
+// mdWriter is one document for a mail or a ticket, written at the end:
+// a heading, then one table of the changes (a row per resource), then the
+// failed values. Every string of data is escaped (pkg/export's rules).
+type mdWriter struct {
+	out    *bufio.Writer
+	name   string
+	defang func(s, typ string) string
+	rows   []Change
+}
+
+func (w *mdWriter) Add(c Change) error { w.rows = append(w.rows, c); return nil }
+func (w *mdWriter) Flush() error       { return nil }
+
+func (w *mdWriter) Close(at time.Time, interrupted bool) error {
+	var changes, failed []Change
+	for _, c := range w.rows {
+		if c.Error != nil {
+			failed = append(failed, c)
+		} else {
+			changes = append(changes, c)
+		}
+	}
+	b := w.out
+	fmt.Fprintf(b, "# Watch %s: %d changed, %d failed\n\n", export.MarkdownCell(w.name), len(changes), len(failed))
+	fmt.Fprintf(b, "Checked at %s.", at.UTC().Format(time.RFC3339))
+	if interrupted {
+		b.WriteString(" **Interrupted**: the values not reached were not compared.")
+	}
+	b.WriteString("\n\n")
+	if len(changes) == 0 {
+		b.WriteString("Nothing changed.\n")
+	} else {
+		b.WriteString("| Change | Indicator | Type | Resource | Before | After |\n|---|---|---|---|---|---|\n")
+		for _, c := range changes {
+			for _, d := range c.Resources {
+				label := d.Label
+				if label == "" {
+					label = d.Resource
+				}
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.Change, export.MarkdownCodeCell(w.defang(c.Value, c.Type)),
+					export.MarkdownCell(c.Type), export.MarkdownCell(label), export.MarkdownCell(countText(d.Before)), export.MarkdownCell(countText(d.After)))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n## Failed (last good answers kept)\n\n")
+		for _, c := range failed {
+			fmt.Fprintf(b, "- %s: %s\n", export.MarkdownCodeCell(w.defang(c.Value, c.Type)), export.MarkdownCell(c.Error.Message))
+		}
+	}
+	return failure.WriteError(b.Flush())
+}
+
+func csvCount(n *json.Number) string {
+	if n == nil {
+		return ""
+	}
+	return n.String()
+}

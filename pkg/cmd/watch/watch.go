@@ -1,0 +1,309 @@
+// Package watch is `tilookup watch`: a list of values looked up again and
+// compared with their last good answers, printing only what changed, with
+// grep-like exit codes for cron; and `watch list`, `watch forget`.
+package watch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmd/search"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/watch"
+)
+
+// Options are the parsed command line of one watch run and what it needs
+// from its environment, as functions so that tests can replace them.
+type Options struct {
+	IO           *iostreams.IOStreams
+	Client       func(concurrency int) (*api.Client, error)
+	StartSandbox func() (io.Closer, error)
+	// Format is the -o setting.
+	Format func() (output.Format, error)
+	// Scope is the profile and the base URL, which pick the directory.
+	Scope  func() (profile, baseURL string, err error)
+	Getenv func(string) string
+	Now    func() time.Time
+
+	Name        string
+	Files       []string
+	Concurrency int
+	Rate        float64
+	NoRefang    bool
+	Defang      bool
+	DefangSet   bool
+	CSVRaw      bool
+	Sandbox     bool
+	Every       time.Duration
+}
+
+// NewCmd is `tilookup watch`. runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := newOptions(f)
+	cmd := &cobra.Command{
+		Use:   "watch --name NAME [FILE...]",
+		Short: "Look a list up again and report only what changed since the last run",
+		Long: `Watch looks every value of the FILEs (stdin when none, "-" too; the input
+rules of search) up, compares each answer with the last good answer of that
+value under NAME, and reports only the changes:
+
+  new      matched now, not at the last answer (the first run of a NAME
+           compares with nothing, so every matched value is new)
+  gone     matched at the last answer, not now
+  changed  matched both times, and a resource appeared or went, or its
+           count or preview records changed
+
+Each change lists the resources that differ with their count before and
+after (null where the resource did not match). A value whose lookup fails is
+reported as an error and keeps its last good answer for the next run.
+
+The state is kept per profile and base URL under $XDG_STATE_HOME/tilookup/watch/
+(~/.local/state/tilookup/watch/ when unset), one file per NAME: per value
+and resource, the count and a digest of the preview records, never the
+answers (see tilookup watch list). It is replaced atomically at the end of a
+run; an interrupted run (Ctrl-C, SIGTERM) keeps the values it finished and
+the old state of the others. A value no longer in the input is dropped from
+the list at the end of a complete run. Two runs of one NAME never overlap:
+the second waits up to 30s, then fails (exit 3). A damaged or foreign state
+file is an error, never silently started again: move it away, or
+tilookup watch forget NAME.
+
+Watch never reads the answer cache (--cache and the cache setting do not
+apply): comparing with a stored answer would report no change at all. Use
+-c and --rate to pace the service, as with search.
+
+Output: a table at a terminal, one line per change; -o json one array of
+changes, -o ndjson one change per line: {"value", "type", "change",
+"resources": [{"resource", "label", "before", "after"}], "checked_at",
+"previous_checked_at"}, and for a failed value "change": "error" with
+"error": {"kind", "message"}; -o csv one row per change and resource; -o md
+Markdown for a mail or a ticket (indicators defanged unless --defang=false).
+
+--every DURATION runs again every DURATION (at least 1m) in one process,
+until Ctrl-C; each run prints its own changes.
+
+Exit status, for cron: 0 when something changed, 1 when nothing did; a
+failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
+		Example: `  tilookup extract report.txt | tilookup watch --name case-42
+  tilookup extract report.txt | tilookup watch --name ours -o md
+  tilookup extract report.txt | tilookup watch --name mine -o ndjson | jq -c 'select(.change=="new")'
+  tilookup watch list`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			opts.DefangSet = cmd.Flags().Changed("defang")
+			if opts.Name == "" {
+				// Without --name, watch is the parent of list and
+				// forget: a word after it is a mistyped subcommand,
+				// and nothing at all asks for the help.
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				return cmdutil.ArgErrorf("unknown command %q for %q (to watch a list: --name NAME FILE...)", args[0], cmd.CommandPath())
+			}
+			if err := watch.CheckName(opts.Name); err != nil {
+				return cmdutil.UsageError("%v", err)
+			}
+			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
+				return err
+			}
+			if opts.Every != 0 && opts.Every < time.Minute {
+				return cmdutil.UsageError("--every must be at least 1m")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Name, "name", "", "the watch list's `NAME` (letters, digits, . _ -)")
+	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
+	fl.BoolVar(&opts.NoRefang, "no-refang", false, "search values exactly as given")
+	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators (always in md unless =false)")
+	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
+	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
+	fl.DurationVar(&opts.Every, "every", 0, "run again every `DURATION` (>= 1m) until Ctrl-C")
+	cmdutil.AddNetworkFlags(cmd)
+	cmd.AddCommand(newListCmd(f), newForgetCmd(f))
+	return cmd
+}
+
+func newOptions(f *cmdutil.Factory) *Options {
+	return &Options{
+		IO:           f.IO,
+		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
+		StartSandbox: f.Sandbox,
+		Format:       func() (output.Format, error) { return cmdutil.Format(f, "watch") },
+		Scope:        func() (string, string, error) { return scope(f) },
+		Getenv:       os.Getenv,
+		Now:          time.Now,
+	}
+}
+
+// scope is the profile and base URL whose lists are used.
+func scope(f *cmdutil.Factory) (string, string, error) {
+	s, err := f.Settings()
+	if err != nil {
+		return "", "", err
+	}
+	return s.Profile, s.BaseURL, nil
+}
+
+// store is the directory of this profile and base URL. The sandbox
+// listens on another port each run: its lists are kept under one scope of
+// their own, "sandbox".
+func store(opts *Options) (watch.Store, string, string, error) {
+	root, err := watch.DefaultDir(opts.Getenv)
+	if err != nil {
+		return watch.Store{}, "", "", err
+	}
+	if opts.Sandbox {
+		return watch.Store{Root: root, Dir: watch.ScopeDir(root, "sandbox", "")}, "sandbox", "", nil
+	}
+	profile, base, err := opts.Scope()
+	if err != nil {
+		return watch.Store{}, "", "", err
+	}
+	return watch.Store{Root: root, Dir: watch.ScopeDir(root, profile, base)}, profile, base, nil
+}
+
+func run(ctx context.Context, opts *Options) error {
+	if len(opts.Files) == 0 && opts.IO.IsStdinTTY() {
+		return cmdutil.UsageError("give a FILE, or pipe values on stdin")
+	}
+	if opts.Every == 0 {
+		return runOnce(ctx, opts)
+	}
+	for {
+		err := runOnce(ctx, opts)
+		if ctx.Err() != nil || failure.KindOf(err) == failure.Interrupted {
+			return err
+		}
+		// A run's changes and failed values are on screen already (exit
+		// 0, 1 or a lookup's code): the next run comes. Anything else
+		// (a bad flag, a damaged state, a lock held too long) would fail
+		// the same way every time.
+		if _, reported := err.(*failure.Reported); err != nil && !reported {
+			return err
+		}
+		t := time.NewTimer(opts.Every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return failure.New(failure.Interrupted, "interrupted")
+		case <-t.C:
+		}
+	}
+}
+
+// tuneGC lets the collector run as rarely as a streaming search's
+// (cmdutil.BulkGC), with a soft memory limit, unless GOGC and GOMEMLIMIT
+// say otherwise. A watch run keeps its state (some 6 bytes of heap per
+// byte of the state file) besides the stream: at Go's default the
+// collector marked that heap every few MB of answers, and a run took 1.3x
+// search's time. Without a limit, GOGC=400 would let the heap grow to five
+// times the state (120 MB at 100,000 values); the limit keeps it near
+// 64 MiB + 4x the file, and never below 12x, so that a large list's live
+// heap is never over the limit (where the collector would run nonstop).
+func tuneGC(getenv func(string) string, stateSize int64) {
+	cmdutil.BulkGC(getenv)
+	if getenv("GOMEMLIMIT") == "" && getenv("GOGC") == "" {
+		debug.SetMemoryLimit(max(64<<20+4*stateSize, 12*stateSize))
+	}
+}
+
+// decodeMatches asks for answers as search -o ndjson does (checked and
+// counted, not decoded) and decodes only those that matched: most of a
+// watch list is answered "no match", and the comparison needs the fields
+// of a match only.
+func decodeMatches(next lookup.Searcher) lookup.Searcher {
+	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		resp, err := next.Search(ctx, v)
+		if err != nil || resp.ResultCount() == 0 {
+			return resp, err
+		}
+		return api.DecodeSearch(resp.Raw)
+	})
+}
+
+// runOnce is one run: lock NAME, read its state, look every value up,
+// print the changes as they come, and write the new state.
+func runOnce(ctx context.Context, opts *Options) error {
+	fm, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	if opts.Every != 0 && len(opts.Files) == 0 {
+		return cmdutil.UsageError("--every reads its FILEs again at each run: give a FILE, not stdin")
+	}
+	src, closeInputs, err := search.Values(opts.IO.In, opts.Files, !opts.NoRefang)
+	if err != nil {
+		return err
+	}
+	defer closeInputs()
+	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	st, profile, base, err := store(opts)
+	if err != nil {
+		return err
+	}
+	state, release, err := st.Open(opts.Name, profile, base)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var size int64
+	if fi, err := os.Stat(st.Path(opts.Name)); err == nil {
+		size = fi.Size()
+	}
+	tuneGC(opts.Getenv, size)
+
+	// Decoded answers: the comparison needs each resource's count and
+	// preview records. No cache: a watch run must ask the service.
+	searcher := lookup.Dedup(decodeMatches(cmdutil.ServiceSearcher(client, 0, true, false, nil)))
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	defang := opts.Defang || fm == output.MD && !opts.DefangSet
+	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang)
+	if err != nil {
+		return err
+	}
+	now := opts.Now()
+	s := newSink(state, w, now)
+	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
+	complete := runErr == nil
+	if err := w.Close(now, !complete); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := out.Flush(); err != nil && runErr == nil {
+		runErr = failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
+	}
+	s.finish(complete)
+	if err := st.Save(state); err != nil {
+		// The changes are printed but not kept: the next run reports them
+		// again, which is better than losing them.
+		if runErr == nil {
+			runErr = err
+		}
+	}
+	if s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted {
+		fmt.Fprintf(opts.IO.ErrOut, "watch %s: %d values, %d changed, %d failed (their last good answers are kept)\n",
+			opts.Name, s.tally.Total(), s.tally.Matched, s.tally.Failed)
+	}
+	return s.tally.Err(runErr, true)
+}
