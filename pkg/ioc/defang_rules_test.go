@@ -1,0 +1,90 @@
+package ioc
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExtractDefangRules pins the defangs read since issue 24 and the values
+// that must never come out of them: a defang read so that a different real
+// value appears, or a piece of a refused value reported on its own.
+func TestExtractDefangRules(t *testing.T) {
+	tests := []struct{ text, want string }{
+		// [-] is a hyphen: never the domain after it.
+		{"foo[-]bar.com", "domain foo-bar.com"},
+		{"diota[-]ar.com/.well-known/x.pdf", "url diota-ar.com/.well-known/x.pdf"},
+		{"- [-] done", ""},
+		// Masked schemes.
+		{"xxxx://example.com/test.php", "url http://example.com/test.php"},
+		{"XxXxS://example.com/", "url https://example.com/"},
+		{"xxxxx://example.com/a", "url https://example.com/a"},
+		// Bracketed schemes.
+		{"[http]://example.com/a", "url http://example.com/a"},
+		{"(hxxps)://example.com/a", "url https://example.com/a"},
+		{"https]://example.com", "url https://example.com"},
+		// JSON's \/ and Markdown's \[.\].
+		{`"u":"https:\/\/evil.example.com\/x.php"`, "url https://evil.example.com/x.php"},
+		{`https://example.com\/test.php`, "url https://example.com/test.php"},
+		{`hxxps://evil\[.\]example\[.\]com/x`, "url https://evil.example.com/x"},
+		{`https://example\(.\)com/test\.html`, "url https://example.com/test.html"},
+		// <.> and brackets that do not pair up around a dot.
+		{"foo 1<.>1<.>1<.>1 bar.", "ipv4 1.1.1.1"},
+		{"http://evil<.>example<.>com/x", "url http://evil.example.com/x"},
+		{"a <.> b", ""},
+		{"foo].[com www[.[example[.[com", "domain foo.com|domain www.example.com"},
+		{"foo}.{com foo{.{com", "domain foo.com"},
+		{"f(x).(y)", ""},
+		// [:] inside an IPv6 address.
+		{"2001:db8:bad:c0de[:]:66", "ipv6 2001:db8:bad:c0de::66"},
+		{"2001[:]db8[:]bad[:]c0de[:]:66", "ipv6 2001:db8:bad:c0de::66"},
+		{"x = a[:]", ""},
+		// CVE written with a space; a leading service label.
+		{"cve 2014-1001 and CVE 2999-1003.", "cve CVE-2014-1001|cve CVE-2999-1003"},
+		{"xcve 2014-1001 cve 2014-10", ""},
+		{"_jabber._tcp.gmail.com", "domain _jabber._tcp.gmail.com"},
+		{"_evil.example.com_", "domain evil.example.com"},
+		// A percent-encoded separator ends a host; its hex is no label.
+		{"freasdfuewriter.com%2F", "domain freasdfuewriter.com"},
+		{"%2Fhost.com", "domain host.com"},
+		{"example.com/a%20b", "url example.com/a%20b"},
+		// Pieces of a refused value are no indicators.
+		{"tcp://a.a/test.com", ""},
+		{"http://192,168,0,1", ""},
+		{"--~Chttp://host.example.com/", ""},
+		{"http://ok.example.com/,https://b.example.com/", "url http://ok.example.com/|url https://b.example.com/"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, in := range extractAll([]byte(tt.text)) {
+			got = append(got, string(in.Type)+" "+in.Value)
+		}
+		if g := strings.Join(got, "|"); g != tt.want {
+			t.Errorf("Extract(%q) = %q, want %q", tt.text, g, tt.want)
+		}
+	}
+}
+
+func TestRefangDefangRules(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"foo[-]bar.com", "foo-bar.com"},
+		{"xxxx://example.com", "http://example.com"},
+		{"xxxxs://example.com", "https://example.com"},
+		{"[https]://example.com", "https://example.com"},
+		{`https:\/\/a.example\/b`, "https://a.example/b"},
+		{`evil\[.\]example\[.\]com`, "evil.example.com"},
+		{"1<.>1<.>1<.>1", "1.1.1.1"},
+		{"foo].[com", "foo.com"},
+		{"c0de[:]:66", "c0de::66"},
+		// left alone
+		{"a <.> b", "a <.> b"},
+		{"[-] x", "[-] x"},
+		{"x[:]", "x[:]"},
+		{"a[http]://x", "a[http]://x"},
+		{`a \/ b`, `a \/ b`},
+	}
+	for _, tt := range tests {
+		if got := Refang(tt.in); got != tt.want {
+			t.Errorf("Refang(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
