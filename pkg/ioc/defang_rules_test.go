@@ -52,6 +52,11 @@ func TestExtractDefangRules(t *testing.T) {
 		{"http://192,168,0,1", ""},
 		{"--~Chttp://host.example.com/", ""},
 		{"http://ok.example.com/,https://b.example.com/", "url http://ok.example.com/|url https://b.example.com/"},
+		// An address block is a cidr, never a URL nor its network address.
+		{"203.0.113.0/24.", "cidr 203.0.113.0/24"},
+		{"block 203.0.113.0/24, 2001:DB8::/32.", "cidr 203.0.113.0/24|cidr 2001:db8::/32"},
+		{"10.0.0.0/33 10.0.0.0/08 2001:db8::/129", ""},
+		{"203.0.113.7/gate.php", "url 203.0.113.7/gate.php"},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -86,5 +91,33 @@ func TestRefangDefangRules(t *testing.T) {
 		if got := Refang(tt.in); got != tt.want {
 			t.Errorf("Refang(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestDetectCIDR(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Type
+		norm string
+	}{
+		{"203.0.113.0/24", CIDR, "203.0.113.0/24"},
+		{"10.0.0.1/8", CIDR, "10.0.0.1/8"},
+		{"0.0.0.0/0", CIDR, "0.0.0.0/0"},
+		{"2001:DB8:0::/32", CIDR, "2001:db8::/32"},
+		{"203.0.113.0/33", URL, "203.0.113.0/33"},
+		{"203.0.113.0/024", URL, "203.0.113.0/024"},
+		{"2001:db8::/129", Unknown, "2001:db8::/129"},
+	}
+	for _, tt := range tests {
+		got := Detect(tt.in)
+		if got != tt.want {
+			t.Errorf("Detect(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+		if n := Normalize(tt.in, got); n != tt.norm {
+			t.Errorf("Normalize(%q, %s) = %q, want %q", tt.in, got, n, tt.norm)
+		}
+	}
+	if d := Defang("203.0.113.0/24", CIDR); Refang(d) != "203.0.113.0/24" || d == "203.0.113.0/24" {
+		t.Errorf("Defang(cidr) = %q", d)
 	}
 }

@@ -706,17 +706,24 @@ func (e *extractor) pieces(a, b int, sep byte) {
 	}
 }
 
-// slashWord: host[:port]/path is a URL without a scheme (its query and
-// fragment may follow), host[:port]/ with nothing after the slash is the
-// host, an IPv4 address with a short numeric suffix is a
-// CIDR block, reported as its address; anything else is split at slashes.
+// slashWord: an address with a prefix length is a CIDR block,
+// host[:port]/path is a URL without a scheme (its query and fragment may
+// follow), host[:port]/ with nothing after the slash is the host; anything
+// else is split at slashes.
 func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	l := e.l
-	if e.hostOK(ws, slash) {
-		if isIPv4(l[ws:slash]) && end-slash-1 >= 1 && end-slash-1 <= 2 && allDigits(l[slash+1:end]) && end == we {
-			e.ipv4(ws, slash)
-			return we
+	// An address block, also at the end of a sentence ("203.0.113.0/24."):
+	// a range, never the URL 203.0.113.0/24 nor its network address.
+	// An address with a prefix length out of range (10.0.0.0/33) is a
+	// refused block, and none of its pieces is reported.
+	if end-slash-1 >= 1 && end-slash-1 <= 3 && allDigits(l[slash+1:end]) && onlyDots(l[end:we]) &&
+		(isIPv4(l[ws:slash]) || isIPv6(l[ws:slash])) {
+		if isCIDR(l[ws:end]) && !e.versionBefore(ws) {
+			e.emit(ws, end, CIDR)
 		}
+		return we
+	}
+	if e.hostOK(ws, slash) {
 		uend := e.urlEnd(slash, limit)
 		if uend == slash+1 {
 			// example.com/ as an address bar shows it: the host.
@@ -728,6 +735,15 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	}
 	e.pieces(ws, end, '/')
 	return we
+}
+
+func onlyDots(s []byte) bool {
+	for _, c := range s {
+		if c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func allDigits(s []byte) bool {

@@ -105,6 +105,15 @@ func Normalize(s string, t Type) string {
 				return n
 			}
 		}
+	case CIDR:
+		if isCIDR(s) {
+			k := strings.LastIndexByte(s, '/')
+			if a, ok := parseIPv6(s[:k]); ok {
+				if n := a.String(); n != s[:k] {
+					return n + s[k:]
+				}
+			}
+		}
 	case Email:
 		if isEmail(s) {
 			at := strings.IndexByte(s, '@')
@@ -159,12 +168,12 @@ func normalizeURL(s string, p urlParts) string {
 //   - url: http -> hxxp, https -> hxxps, ftp -> fxp, ftps -> fxps,
 //     "://" -> "[:]//", every '.' of the host -> "[.]", user info '@' -> "[@]";
 //     the path is left alone.
-//   - domain, ipv4: every '.' -> "[.]".
+//   - domain, ipv4, cidr: every '.' -> "[.]".
 //   - email: '@' -> "[@]" and every '.' of the domain -> "[.]".
 //   - ipv6, hashes, cve, unknown: unchanged (nothing links them).
 func Defang(s string, t Type) string {
 	switch t {
-	case Domain, IPv4:
+	case Domain, IPv4, CIDR:
 		return strings.ReplaceAll(s, ".", "[.]")
 	case Email:
 		at := strings.LastIndexByte(s, '@')

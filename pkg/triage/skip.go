@@ -14,7 +14,8 @@ import (
 )
 
 // Skipper decides which indicators are not worth a lookup. The zero value
-// skips nothing; a nil *Skipper too.
+// skips nothing but address blocks, which are never sent; a nil *Skipper
+// too.
 type Skipper struct {
 	// Noise skips private, loopback, link-local, CGNAT, multicast,
 	// reserved and unspecified addresses (the documentation ranges are
@@ -28,6 +29,12 @@ type Skipper struct {
 // when it should be looked up. A URL or an e-mail address is judged by its
 // host as well as by its whole value.
 func (s *Skipper) Reason(value string, t ioc.Type) string {
+	if t == ioc.CIDR {
+		// Neither the block nor its network address is a value a
+		// service matches exactly; sending the address would answer a
+		// question the report did not ask.
+		return CIDRReason
+	}
 	if s == nil {
 		return ""
 	}
@@ -46,6 +53,9 @@ func (s *Skipper) Reason(value string, t ioc.Type) string {
 	}
 	return ""
 }
+
+// CIDRReason is why an address block is skipped, even with --no-skip.
+const CIDRReason = "address block (a range, not a value to look up)"
 
 // candidate is one form of an indicator that a rule may match: the value
 // itself, or the host of a URL or an e-mail address.

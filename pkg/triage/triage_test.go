@@ -219,3 +219,19 @@ func TestOpenSniffsHTML(t *testing.T) {
 		t.Errorf(".htm not read as HTML: %q", b)
 	}
 }
+
+// An address block is never sent, whatever the skip rules (--no-skip is a
+// nil Skipper), and neither is its network address: it is skipped whole.
+func TestCIDRAlwaysSkipped(t *testing.T) {
+	for _, s := range []*Skipper{nil, {}, {Noise: true}} {
+		for _, v := range []string{"203.0.113.0/24", "10.0.0.0/8", "2001:db8::/32"} {
+			typ := ioc.Detect(v)
+			if typ != ioc.CIDR {
+				t.Fatalf("Detect(%q) = %s", v, typ)
+			}
+			if got := s.Reason(v, typ); got != CIDRReason {
+				t.Errorf("%+v: Reason(%q) = %q, want %q", s, v, got, CIDRReason)
+			}
+		}
+	}
+}

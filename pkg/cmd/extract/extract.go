@@ -44,8 +44,9 @@ of first appearance. Table output is one value per line, so it pipes into
 tilookup search. File names such as invoice.pdf and version numbers such as
 "version 1.2.3.4" are not taken for domains or addresses.
 
---types takes md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve and
-email, and the groups hash (the four digests), ip (ipv4, ipv6) and all.`,
+--types takes md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email
+and cidr (an address block such as 203.0.113.0/24), and the groups hash (the
+four digests), ip (ipv4, ipv6) and all.`,
 		Example: `  tilookup extract report.txt | tilookup search
   pbpaste | tilookup extract --types ip,domain
   tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
