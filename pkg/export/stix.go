@@ -57,7 +57,10 @@ type object struct {
 	TargetRef          string            `json:"target_ref,omitempty"`
 	ExternalReferences []externalRef     `json:"external_references,omitempty"`
 	Extensions         map[string]any    `json:"extensions,omitempty"`
-	ObjectMarkingRefs  []string          `json:"object_marking_refs,omitempty"`
+	// XFromURL, a custom property (STIX 2.1 3.1: x_ prefix), is on the
+	// observable of a host that triage took from a URL: the URL.
+	XFromURL          string   `json:"x_tilookup_from_url,omitempty"`
+	ObjectMarkingRefs []string `json:"object_marking_refs,omitempty"`
 }
 
 type externalRef struct {
@@ -153,6 +156,7 @@ func (b *bundler) add(in report.Indicator) error {
 	if !b.seen[sco.ID] {
 		b.seen[sco.ID] = true
 		sco.ObjectMarkingRefs = b.marking
+		sco.XFromURL = in.FromURL
 		b.objects = append(b.objects, sco)
 	}
 	if in.Status() != report.Matched {
@@ -225,7 +229,11 @@ func matchDescription(in report.Indicator) string {
 	for _, res := range in.Resp.Results {
 		names = append(names, resourceName(res))
 	}
-	return "Matched by tilookup in: " + strings.Join(names, "; ")
+	d := "Matched by tilookup in: " + strings.Join(names, "; ")
+	if in.FromURL != "" {
+		d += ". The host of " + in.FromURL + ", a URL in the report."
+	}
+	return d
 }
 
 func resourceName(res api.Result) string {

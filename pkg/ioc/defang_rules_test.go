@@ -1,6 +1,7 @@
 package ioc
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,5 +120,59 @@ func TestDetectCIDR(t *testing.T) {
 	}
 	if d := Defang("203.0.113.0/24", CIDR); Refang(d) != "203.0.113.0/24" || d == "203.0.113.0/24" {
 		t.Errorf("Defang(cidr) = %q", d)
+	}
+}
+
+func TestURLHost(t *testing.T) {
+	for _, c := range []struct {
+		url, host string
+		typ       Type
+	}{
+		{"https://EVIL.example.com/x", "evil.example.com", Domain},
+		{"http://198.51.100.7:8080/gate.php", "198.51.100.7", IPv4},
+		{"http://[2001:DB8::1]/x", "2001:db8::1", IPv6},
+		{"evil.example.com/x.php", "evil.example.com", Domain},
+		{"198.51.100.7/gate.php", "198.51.100.7", IPv4},
+		{"http://intranet/x", "", Unknown},
+		{"https://user@Evil.example.net:443/", "evil.example.net", Domain},
+	} {
+		h, typ := URLHost(c.url)
+		if h != c.host || typ != c.typ {
+			t.Errorf("URLHost(%q) = %q, %s; want %q, %s", c.url, h, typ, c.host, c.typ)
+		}
+	}
+}
+
+// With URLHosts, each URL's host follows it, marked with the URL, once:
+// a host already reported gives nothing, and a later mention of one taken
+// from a URL is a repeat.
+func TestExtractURLHosts(t *testing.T) {
+	text := "see https://evil.example.com/x and evil.example.com,\n" +
+		"http://198.51.100.7:8080/a then example.org and https://example.org/p http://intranet/x"
+	text = strings.ReplaceAll(text, "\\n", "\n")
+	want := []Indicator{
+		{Value: "https://evil.example.com/x", Type: URL},
+		{Value: "evil.example.com", Type: Domain, FromURL: "https://evil.example.com/x"},
+		{Value: "http://198.51.100.7:8080/a", Type: URL},
+		{Value: "198.51.100.7", Type: IPv4, FromURL: "http://198.51.100.7:8080/a"},
+		{Value: "example.org", Type: Domain},
+		{Value: "https://example.org/p", Type: URL},
+		{Value: "http://intranet/x", Type: URL},
+	}
+	var got []Indicator
+	err := Extract(strings.NewReader(text), ExtractOptions{URLHosts: true}, func(in Indicator) error {
+		got = append(got, in)
+		return nil
+	})
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Extract = %v, %v\nwant %v", got, err, want)
+	}
+	got = nil
+	_ = ExtractReader(strings.NewReader(text), nil, func(in Indicator) error {
+		got = append(got, in)
+		return nil
+	})
+	if len(got) != 6 {
+		t.Errorf("without URLHosts: %v", got)
 	}
 }

@@ -20,6 +20,29 @@ import (
 type Indicator struct {
 	Value string
 	Type  Type
+	// FromURL is set on a URL's host reported on its own (ExtractOptions'
+	// URLHosts): the URL it was taken from.
+	FromURL string
+}
+
+// URLHost is the host of a URL as an indicator of its own, normalized,
+// and its type (a domain or an address); "" when the host is neither (a
+// single-label name such as http://intranet/).
+func URLHost(u string) (string, Type) {
+	p, ok := splitURL(u)
+	if !ok || p.hostEnd <= p.host {
+		return "", Unknown
+	}
+	h := u[p.host:p.hostEnd]
+	if len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' {
+		h = h[1 : len(h)-1]
+	}
+	h = strings.TrimSuffix(h, ".")
+	switch t := Detect(h); t {
+	case Domain, IPv4, IPv6:
+		return Normalize(h, t), t
+	}
+	return "", Unknown
 }
 
 // extractor finds the candidates in one line at a time and keeps them, in

@@ -194,7 +194,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
 	s.bar.finish()
-	skipped := src.skippedSoFar()
+	skipped := &src.skipped
 	sum := s.summary(skipped)
 	sum.Interrupted = failure.KindOf(runErr) == failure.Interrupted
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
@@ -255,6 +255,9 @@ func (s *sink) count(ind report.Indicator) {
 	}
 	s.sum.Total++
 	s.sum.ByType[ind.Type]++
+	if ind.FromURL != "" {
+		s.sum.URLHosts++
+	}
 	switch ind.Status() {
 	case report.Matched:
 		s.sum.Matched++
@@ -269,14 +272,18 @@ func (s *sink) count(ind report.Indicator) {
 
 // summary is the run's counts; ByType covers every indicator found, the
 // skipped ones included, as the report's total does.
-func (s *sink) summary(skipped []report.Skipped) report.Summary {
+func (s *sink) summary(skipped *skipList) report.Summary {
 	sum := s.sum
-	sum.Skipped = len(skipped)
 	if sum.ByType == nil {
 		sum.ByType = map[string]int{}
 	}
-	for _, sk := range skipped {
+	_ = skipped.Each(func(sk report.Skipped) error {
+		sum.Skipped++
 		sum.ByType[sk.Type]++
-	}
+		if sk.FromURL != "" {
+			sum.URLHosts++
+		}
+		return nil
+	})
 	return sum
 }
