@@ -130,7 +130,6 @@ func (s *source) Next() (lookup.Item, bool, error) {
 // stop ends the extraction when the run ends early (Ctrl-C).
 func (s *source) stop() { s.stopOnce.Do(func() { close(s.quit) }) }
 
-
 // readError explains a failed read once, naming the file.
 func readError(err error) error {
 	var k failure.Kinded
