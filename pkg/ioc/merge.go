@@ -6,8 +6,8 @@ import "hash/maphash"
 // given them.
 //
 // The values seen are kept only as 128-bit hashes in an open-addressing
-// table, at most half full: 32 bytes a value, 48 while the table doubles,
-// whatever the values' length, so that a report of millions of distinct
+// table, at most three quarters full: 21 to 43 bytes a value, 64 at most
+// while the table doubles, whatever the values' length, so that a report of millions of distinct
 // values costs tens of MB, not their text several times over. Two distinct
 // values share a hash once in 2^128 / n² runs: never, in practice. The
 // values a merge reports for the first time are copied side by side and
@@ -22,7 +22,7 @@ type merger struct {
 	urlHosts bool
 
 	seed  [2]maphash.Seed
-	slots []hash128 // a power of two of them, at most half full
+	slots []hash128 // a power of two of them, at most 3/4 full
 	n     int       // slots in use
 
 	// While a merge is under way, the values it found new are in arena,
@@ -67,7 +67,7 @@ func (m *merger) add(key []byte) bool {
 		case hash128{}:
 			m.slots[i] = h
 			m.n++
-			if 2*m.n > len(m.slots) {
+			if 4*m.n > 3*len(m.slots) {
 				m.grow()
 			}
 			return true

@@ -68,16 +68,6 @@ func (l *skipList) Len() int {
 	return len(l.recs)
 }
 
-// URLHosts is how many of them were taken from a URL's host.
-func (l *skipList) URLHosts() int {
-	if l == nil {
-		return 0
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.urlHost
-}
-
 // Each calls fn for every value skipped so far, in order, and stops at
 // fn's first error.
 func (l *skipList) Each(fn func(report.Skipped) error) error {
@@ -101,6 +91,25 @@ func (l *skipList) Each(fn func(report.Skipped) error) error {
 		}
 	}
 	return nil
+}
+
+// Count adds the values skipped so far to sum (Skipped, ByType,
+// URLHosts) without reading them back.
+func (l *skipList) Count(sum *report.Summary) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	byKind := make([]int, len(l.kinds))
+	for _, r := range l.recs {
+		byKind[r.kind]++
+	}
+	for k, n := range byKind {
+		sum.ByType[l.kinds[k].typ] += n
+	}
+	sum.Skipped += len(l.recs)
+	sum.URLHosts += l.urlHost
 }
 
 // Slice is every value skipped so far, for the formats that need them all

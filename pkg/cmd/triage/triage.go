@@ -277,13 +277,6 @@ func (s *sink) summary(skipped *skipList) report.Summary {
 	if sum.ByType == nil {
 		sum.ByType = map[string]int{}
 	}
-	_ = skipped.Each(func(sk report.Skipped) error {
-		sum.Skipped++
-		sum.ByType[sk.Type]++
-		if sk.FromURL != "" {
-			sum.URLHosts++
-		}
-		return nil
-	})
+	skipped.Count(&sum)
 	return sum
 }
