@@ -176,3 +176,30 @@ func TestExtractURLHosts(t *testing.T) {
 		t.Errorf("without URLHosts: %v", got)
 	}
 }
+
+// Invisible format characters inside a word are dropped before extraction,
+// as detect drops them from a value (issue 28: "ev\u200bil1.example" gave
+// il1.example); next to a space they separate nothing and stay.
+func TestExtractDropsInvisibleInWords(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"ev\u200bil1.example", "domain evil1.example"},
+		{"ma\u00adlware.example.com", "domain malware.example.com"},
+		{"198.51\u2060.100.7", "ipv4 198.51.100.7"},
+		{"44d88612fea8a8f3\u200c6de82e1278abb02f", "md5 44d88612fea8a8f36de82e1278abb02f"},
+		{"hxxps://evil\u200d[.]example.com/\ufeffx", "url https://evil.example.com/x"},
+		{"a.example\u200b b.example", "domain a.example|domain b.example"},
+		{"x\u200b\u00ad\u2060y.example.com", "domain xy.example.com"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, in := range extractAll([]byte(tt.text)) {
+			got = append(got, string(in.Type)+" "+in.Value)
+		}
+		if g := strings.Join(got, "|"); g != tt.want {
+			t.Errorf("Extract(%q) = %q, want %q", tt.text, g, tt.want)
+		}
+		if v, _, err := Prepare(strings.ReplaceAll(tt.text, " ", ""), true); err == nil && strings.ContainsAny(v, invisibles) {
+			t.Errorf("Prepare(%q) kept an invisible character: %q", tt.text, v)
+		}
+	}
+}

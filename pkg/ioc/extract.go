@@ -58,6 +58,7 @@ type extractor struct {
 
 	resume  int       // where scanning resumes after refang
 	scratch [2][]byte // refangLine's buffers
+	inv     []byte    // dropInvisibleInWords's buffer
 	long    []byte    // cutLong's buffer
 }
 
@@ -116,6 +117,9 @@ var anchor = func() (a [256]bool) {
 }()
 
 func (e *extractor) processLine(raw []byte) {
+	if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
+		raw, e.inv = r, r
+	}
 	e.l = raw
 	e.marks = e.marks[:0]
 	refanged := false

@@ -19,6 +19,9 @@ var fuzzSeeds = []string{
 	`evil\[.\]example\[.\]com`, "1<.>1<.>1<.>1", "foo].[com", "2001:db8:bad:c0de[:]:66",
 	"cve 2014-1001", "_jabber._tcp.example.com", "%2Fhost.com", "host.com%2F", "tcp://a.a/test.com",
 	"http://192,168,0,1", "--~Chttp://host/", "203.0.113.0/24.", "2001:db8::/32", "10.0.0.0/33",
+	// issue 28: invisible characters inside words, NUL, UTF-16 bytes read as text
+	"ev\u200bil1.example", "ma\u00adlware.example.com", "198.51\u2060.100.7", "a\u200b\u00ad\u2060",
+	"\u00ad\u200b", "ev\x00il.example", "\xff\xfee\x00v\x00i\x00l\x00.\x00c\x00o\x00m\x00",
 }
 
 func addSeeds(f *testing.F) {

@@ -39,6 +39,10 @@ func Prepare(input string, refang bool) (value string, t Type, err error) {
 		v = strings.TrimSpace(Refang(raw))
 		defanged = v != raw
 		v = bareHost(unwrap(v))
+		if v == "" {
+			// Nothing but invisible characters: as empty as "".
+			return "", Unknown, Validate("")
+		}
 	}
 	if hasInnerSpace(v) {
 		if err := several(v); err != nil {

@@ -340,10 +340,13 @@ func ParseFormat(s string) (Format, bool) {
 	return "", false
 }
 
-// Open returns the text of one input: r as it is, or read as HTML when f
-// says so or, for Auto, when name ends in .html, .htm or .xhtml or the
-// first bytes look like HTML (as a browser sniffs content).
-func Open(r io.Reader, name string, f Format) io.Reader {
+// Open returns the text of one input: r decoded (decodeText) and then read
+// as it is, or as HTML when f says so or, for Auto, when name ends in
+// .html, .htm or .xhtml or the first bytes look like HTML (as a browser
+// sniffs content). warn, when not nil, is told about an encoding that is
+// not read; reading a binary input fails with ErrBinary.
+func Open(r io.Reader, name string, f Format, warn func(string)) io.Reader {
+	r = decodeText(r, warn)
 	switch f {
 	case Text:
 		return r
@@ -354,7 +357,10 @@ func Open(r io.Reader, name string, f Format) io.Reader {
 	case ".html", ".htm", ".xhtml":
 		return HTMLText(r)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
 	head, _ := br.Peek(512)
 	if strings.HasPrefix(http.DetectContentType(head), "text/html") {
 		return HTMLText(br)

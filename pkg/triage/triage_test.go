@@ -208,18 +208,18 @@ func TestOpenSniffsHTML(t *testing.T) {
 	}{
 		{"page.dat", Auto, false}, {"-", Auto, false}, {"notes.txt", Text, true}, {"notes.txt", HTML, false},
 	} {
-		b, _ := io.ReadAll(Open(strings.NewReader(page), c.name, c.f))
+		b, _ := io.ReadAll(Open(strings.NewReader(page), c.name, c.f, nil))
 		if strings.Contains(string(b), "b.example") != c.script || !strings.Contains(string(b), "a.example") {
 			t.Errorf("%s %s: %q", c.name, c.f, b)
 		}
 	}
 	// A text that only mentions tags stays text, and so does a .txt name.
-	b, _ := io.ReadAll(Open(strings.NewReader("see <b>x</b> and c.example"), "r.txt", Auto))
+	b, _ := io.ReadAll(Open(strings.NewReader("see <b>x</b> and c.example"), "r.txt", Auto, nil))
 	if string(b) != "see <b>x</b> and c.example" {
 		t.Errorf("text read as %q", b)
 	}
 	// A name says HTML even when the start does not.
-	b, _ = io.ReadAll(Open(strings.NewReader("hello <script>d.example</script>"), "r.HTM", Auto))
+	b, _ = io.ReadAll(Open(strings.NewReader("hello <script>d.example</script>"), "r.HTM", Auto, nil))
 	if strings.Contains(string(b), "d.example") {
 		t.Errorf(".htm not read as HTML: %q", b)
 	}

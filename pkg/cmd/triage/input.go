@@ -47,27 +47,9 @@ func openInputs(opts *Options) (io.Reader, func(), error) {
 			files = append(files, f)
 			r = f
 		}
-		readers = append(readers, lazyOpen(r, name, format), strings.NewReader("\n"))
+		readers = append(readers, triage.OpenLazy(r, name, format, opts.warn), strings.NewReader("\n"))
 	}
 	return io.MultiReader(readers...), closeAll, nil
-}
-
-// lazyOpen sniffs an input only when it is first read, so that stdin is
-// not waited for before the files before it are done.
-func lazyOpen(r io.Reader, name string, f triage.Format) io.Reader {
-	return &lazyReader{open: func() io.Reader { return triage.Open(r, name, f) }}
-}
-
-type lazyReader struct {
-	open func() io.Reader
-	r    io.Reader
-}
-
-func (l *lazyReader) Read(p []byte) (int, error) {
-	if l.r == nil {
-		l.r = l.open()
-	}
-	return l.r.Read(p)
 }
 
 // source hands the indicators of the text to lookup.Run, and keeps the
@@ -139,6 +121,10 @@ func readError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return cmdutil.CannotRead(pe.Path, pe.Err)
+	}
+	var ie *triage.InputError
+	if errors.As(err, &ie) {
+		return cmdutil.CannotRead(ie.Name, ie.Err)
 	}
 	if errors.Is(err, triage.ErrHTMLToken) {
 		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())

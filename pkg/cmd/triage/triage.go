@@ -6,6 +6,7 @@ package triage
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -201,6 +202,12 @@ func run(ctx context.Context, opts *Options) error {
 		runErr = err
 	}
 	return s.tally.Err(runErr, true)
+}
+
+// warn says on stderr, whatever stderr is, what the report loses: an
+// input in an encoding that is not read.
+func (opts *Options) warn(msg string) {
+	fmt.Fprintf(opts.IO.ErrOut, "tilookup: warning: %s\n", msg)
 }
 
 // checkTLP refuses --tlp where it means nothing, before any request.
