@@ -103,7 +103,7 @@ func FuzzDecodeText(f *testing.F) {
 	f.Add(utf16Bytes("evil.example.com 😀", true, true))
 	f.Add(utf16Bytes("evil.example.com", false, true))
 	f.Add(utf32Bytes("198.51.100.7", true))
-	f.Add([]byte("\xff\xfe\x00\xd8a"))   // a lone high surrogate
+	f.Add([]byte("\xff\xfe\x00\xd8a"))    // a lone high surrogate
 	f.Add([]byte("\xff\xfe\x00\x00\xff")) // a partial UTF-32 unit
 	f.Add([]byte("ev\x00il.example"))
 	f.Fuzz(func(t *testing.T, in []byte) {

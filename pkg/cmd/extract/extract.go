@@ -32,7 +32,7 @@ type Options struct {
 	Files  []string
 	Types  string // the --types list, "" for all
 	Defang bool
-	Input string // --format: auto, text or html (how the input is read)
+	Input  string // --format: auto, text or html (how the input is read)
 	// Warn says on stderr what an input loses (an encoding not read).
 	Warn func(string)
 }
