@@ -59,7 +59,10 @@ type extractor struct {
 	resume  int       // where scanning resumes after refang
 	scratch [2][]byte // refangLine's buffers
 	inv     []byte    // dropInvisibleInWords's buffer
-	long    []byte    // cutLong's buffer
+	// invisible: the text being processed holds an invisible character
+	// somewhere (hasInvisible), so each line is looked at for them.
+	invisible bool
+	long      []byte // cutLong's buffer
 }
 
 // candidate is an indicator found and normalized, not yet de-duplicated;
@@ -117,8 +120,10 @@ var anchor = func() (a [256]bool) {
 }()
 
 func (e *extractor) processLine(raw []byte) {
-	if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
-		raw, e.inv = r, r
+	if e.invisible {
+		if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
+			raw, e.inv = r, r
+		}
 	}
 	e.l = raw
 	e.marks = e.marks[:0]
@@ -637,15 +642,6 @@ func (e *extractor) word(ws, we, limit int) int {
 		}
 		ws++
 	}
-	// An encoded separator in what would be the host (host.com%2Fpath,
-	// host.com%3A443) ends it there: the host is one word and the rest
-	// another.
-	for p := ws; p < we && l[p] != '/'; p++ {
-		if p > ws && pctEncoded(l, p, we) && class[hexByte(l[p+1], l[p+2])]&cLabel == 0 {
-			e.word(ws, p, p)
-			return e.word(p+3, we, limit)
-		}
-	}
 	end := we
 	for end > ws && isWordTrail(l[end-1]) {
 		end--
@@ -653,9 +649,13 @@ func (e *extractor) word(ws, we, limit int) int {
 	if end <= ws {
 		return we
 	}
-	slash, at, colon, dot := -1, -1, -1, false
+	slash, at, colon, dot, pct := -1, -1, -1, false, -1
 	for i := ws; i < end; i++ {
 		switch l[i] {
+		case '%':
+			if pct < 0 {
+				pct = i
+			}
 		case '/':
 			if slash < 0 {
 				slash = i
@@ -670,6 +670,17 @@ func (e *extractor) word(ws, we, limit int) int {
 			}
 		case '.':
 			dot = true
+		}
+	}
+	if pct > ws && (slash < 0 || pct < slash) {
+		// An encoded separator in what would be the host (host.com%2Fpath,
+		// host.com%3A443) ends it there: the host is one word and the
+		// rest another.
+		for p := pct; p < we && l[p] != '/'; p++ {
+			if pctEncoded(l, p, we) && class[hexByte(l[p+1], l[p+2])]&cLabel == 0 {
+				e.word(ws, p, p)
+				return e.word(p+3, we, limit)
+			}
 		}
 	}
 	switch {

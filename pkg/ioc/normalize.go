@@ -92,6 +92,26 @@ func invisibleAt(l []byte, i int) int {
 	return 0
 }
 
+// hasInvisible reports whether b holds an invisible character
+// (isInvisible) anywhere: the extractor asks once per block, so that
+// text without any, the rule, pays a few fast byte searches and no look
+// at each line.
+func hasInvisible(b []byte) bool {
+	for _, lead := range [...]byte{0xe2, 0xc2, 0xef} {
+		for i := 0; ; i++ {
+			k := bytes.IndexByte(b[i:], lead)
+			if k < 0 {
+				break
+			}
+			i += k
+			if invisibleAt(b, i) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dropInvisibleInWords returns line without the invisible characters
 // that sit inside a word, between two printable ASCII characters
 // ("ev\u200bil.example" is evil.example, as detect reads it), written into

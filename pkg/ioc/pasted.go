@@ -218,6 +218,7 @@ func several(s string) error {
 // goroutine: what several and the tests need, without the reader's blocks.
 func extractText(text []byte, fn func(Indicator) error) error {
 	e := newExtractor(nil)
+	e.invisible = hasInvisible(text)
 	m := newMerger(fn)
 	for len(text) > 0 && m.err == nil {
 		line := text

@@ -150,6 +150,7 @@ type block struct {
 }
 
 func (e *extractor) processBlock(b *block) {
+	e.invisible = hasInvisible(b.buf)
 	if b.piece {
 		e.processLine(b.buf)
 		return
