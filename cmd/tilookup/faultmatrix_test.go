@@ -249,7 +249,9 @@ func checkClean(t *testing.T, what string, out []byte, token string) {
 		t.Errorf("%s is not valid UTF-8: %q", what, s)
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n') || c == 0x7f {
+		// A tab separates the cells of a piped bulk table; one from data
+		// would add a cell, which checkTabs catches.
+		if c := s[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
 			t.Errorf("%s has control byte %#x at %d: %q", what, c, i, s)
 			break
 		}
@@ -400,6 +402,11 @@ func TestFaultMatrix(t *testing.T) {
 					t.Errorf("bulk table: exit %d (stderr %q)", res.code, res.stderr)
 				}
 				checkClean(t, "bulk table stdout", res.stdout, token)
+				for _, line := range strings.Split(strings.TrimSuffix(string(res.stdout), "\n"), "\n") {
+					if n := strings.Count(line, "\t"); n != 4 {
+						t.Errorf("bulk table: %d tabs, not 4, in %q", n, line)
+					}
+				}
 			}
 
 			rec.mu.Lock()

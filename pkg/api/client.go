@@ -124,10 +124,18 @@ func (c *Client) SetRate(perSecond float64) error {
 	}
 	if perSecond < 1/c.opt.Deadline.Seconds() {
 		return failure.New(failure.Usage, "--rate %g allows one request every %.0fs, longer than the %s deadline for one value", perSecond, 1/perSecond, c.opt.Deadline).
-			WithHint(fmt.Sprintf("use --rate %g or more, or raise deadline", 1/c.opt.Deadline.Seconds()))
+			WithHint(fmt.Sprintf("use --rate %s or more, or raise deadline", roundUp2(1/c.opt.Deadline.Seconds())))
 	}
 	c.throttle = rate.NewLimiter(rate.Limit(perSecond), 1).Wait
 	return nil
+}
+
+// roundUp2 writes x rounded up to two significant digits, so that a
+// suggested rate reads 0.0084 rather than 0.008333333333333333 and still
+// satisfies the bound it was computed from.
+func roundUp2(x float64) string {
+	step := math.Pow(10, math.Floor(math.Log10(x))-1)
+	return strconv.FormatFloat(math.Ceil(x/step-1e-9)*step, 'g', 2, 64)
 }
 
 // New checks the URLs and builds a client. It refuses a plain-http URL to a
@@ -394,8 +402,7 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 		e.Message = "redirected too many times or to a location that was not followed"
 		return nil, -1, e
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	if Retried(resp.StatusCode) {
 		ra := resp.Header.Get("Retry-After")
 		wait := retryAfter(ra, time.Now())
 		if wait > maxRetryAfter {

@@ -46,6 +46,9 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 
+	if at, err := unknownCommand(root, args); err != nil {
+		return reportError(ios.ErrOut, at, err)
+	}
 	cmd, err := root.ExecuteContextC(ctx)
 	return reportError(ios.ErrOut, cmd, out.check(err))
 }

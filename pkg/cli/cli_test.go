@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -86,7 +88,7 @@ func TestDidYouMeanPicksTheClosest(t *testing.T) {
 }
 
 func TestNetworkFlagsOnlyWhereTheServiceIsCalled(t *testing.T) {
-	online := map[string]bool{"tilookup search": true, "tilookup events me": true, "tilookup auth login": true, "tilookup auth status": true, "tilookup triage": true, "tilookup mcp": true}
+	online := map[string]bool{"tilookup search": true, "tilookup events me": true, "tilookup auth login": true, "tilookup auth status": true, "tilookup triage": true, "tilookup enrich": true, "tilookup mcp": true}
 	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
 		for _, name := range []string{"base-url", "events-base-url", "timeout", "retries", "debug"} {
 			if has := c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil; has != online[c.CommandPath()] {
@@ -359,4 +361,108 @@ func TestOnlyTheRootHasAPreRun(t *testing.T) {
 		}
 	}
 	walk(NewRootCmdForDocs())
+}
+
+// A mistyped command is caught before cobra parses a flag: cobra alone
+// reports the flag (`unknown flag: --sandbox`), or prints the root's help
+// and exits 0 for --help.
+func TestMistypedCommandBeforeItsFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // "" when the command line must get past the check
+	}{
+		{[]string{"serach", "--sandbox", "192.0.2.1"}, `unknown command "serach" for "tilookup". Did you mean "search"? (see 'tilookup --help')`},
+		{[]string{"serach", "--help"}, `unknown command "serach" for "tilookup". Did you mean "search"?`},
+		{[]string{"-o", "json", "serach", "x"}, `unknown command "serach" for "tilookup"`},
+		{[]string{"--color=never", "trage", "r.txt"}, `Did you mean "triage"?`},
+		{[]string{"config", "lst", "--bogus"}, `unknown command "lst" for "tilookup config". Did you mean "list"? (see 'tilookup config --help')`},
+		{[]string{"auth", "stauts", "--host", "x"}, `unknown command "stauts" for "tilookup auth". Did you mean "status"?`},
+		{[]string{"-o", "serach", "version"}, ""}, // a root flag's value is not a command
+		{[]string{"--config", "/nonexistent", "version"}, ""},
+		{[]string{"version", "extra-word-is-version's-business"}, ""},
+		{[]string{"--timeout", "5", "search", "x"}, ""}, // a flag of the command, given before it
+		{[]string{"--debug", "search", "x"}, ""},
+	} {
+		root := NewRootCmdForDocs()
+		_, err := unknownCommand(root, tt.args)
+		var buf bytes.Buffer
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q: %v", tt.args, err)
+		case tt.want != "":
+			ios, _, out, errOut := iostreams.Test()
+			code := Run(tt.args, ios)
+			buf.WriteString(errOut.String())
+			if code != 2 || out.Len() != 0 || !strings.Contains(buf.String(), tt.want) || strings.Count(buf.String(), "\n") != 1 {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), buf.String(), tt.want)
+			}
+		}
+	}
+}
+
+// The README names every fuzz target there is, and only those.
+func TestReadmeNamesTheFuzzTargets(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\bFuzz[A-Z]\w*`).FindAllString(string(readme), -1) {
+		named[m] = true
+	}
+	exist := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz[A-Z]\w*)\(`)
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+			exist[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range named {
+		if !exist[name] {
+			t.Errorf("the README names %s, which does not exist", name)
+		}
+	}
+	for name := range exist {
+		if !named[name] {
+			t.Errorf("the README does not name the fuzz target %s", name)
+		}
+	}
+}
+
+// The README's lists of the commands with the network flags name every
+// one of them.
+func TestReadmeNamesTheCommandsThatCallTheService(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	var lists []string
+	for _, start := range []string{"are on the commands that call the service (", "`--debug` (on "} {
+		_, rest, ok := strings.Cut(text, start)
+		if !ok {
+			t.Fatalf("the README has no %q", start)
+		}
+		list, _, _ := strings.Cut(rest, ")")
+		lists = append(lists, list)
+	}
+	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
+		if c.Flags().Lookup("debug") == nil {
+			return
+		}
+		name := "`" + strings.TrimPrefix(c.CommandPath(), "tilookup ") + "`"
+		for _, list := range lists {
+			if !strings.Contains(list, name) {
+				t.Errorf("the README's list %q leaves out %s", list, name)
+			}
+		}
+	})
 }

@@ -7,8 +7,10 @@ import (
 	"unicode"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/suggest"
 )
 
 // guardParents makes every command that only groups others (auth, config,
@@ -24,10 +26,103 @@ func guardParents(c *cobra.Command) {
 	}
 	if c.Args == nil {
 		c.Args = noUnknownSubcommand
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[groupsOnly] = "true"
 	}
 	if c.Run == nil && c.RunE == nil {
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	}
+}
+
+// groupsOnly marks a command whose words can only be subcommands: any
+// other word there is a mistyped command.
+const groupsOnly = "tilookup/groups-only"
+
+// unknownCommand finds a mistyped command in args before cobra parses any
+// flag: cobra, given `serach --sandbox`, stops at the root and reports the
+// flag it does not know, and `serach --help` prints the root's help and
+// exits 0. It walks the words down the tree, past each level's flags (and
+// the values of those that take one), and stops at a command that takes
+// arguments of its own.
+func unknownCommand(root *cobra.Command, args []string) (*cobra.Command, error) {
+	cmd := root
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return cmd, nil
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if !knownFlag(cmd, a) {
+				// A flag of a command further on, given before it
+				// (--debug search): cobra's own message says where it
+				// belongs.
+				return cmd, nil
+			}
+			if takesValue(cmd, a) {
+				i++
+			}
+			continue
+		case cmd.Annotations[groupsOnly] != "true":
+			return cmd, nil // a command's own argument
+		case a == "help" || a == cobra.ShellCompRequestCmd || a == cobra.ShellCompNoDescRequestCmd:
+			return cmd, nil // cobra's own, added at Execute
+		}
+		sub := subcommand(cmd, a)
+		if sub == nil {
+			return cmd, noUnknownSubcommand(cmd, []string{a})
+		}
+		cmd = sub
+	}
+	return cmd, nil
+}
+
+func subcommand(cmd *cobra.Command, name string) *cobra.Command {
+	for _, sub := range cmd.Commands() {
+		if sub.Name() == name || sub.HasAlias(name) {
+			return sub
+		}
+	}
+	return nil
+}
+
+// takesValue tells whether the flag word a, as given at cmd's level, is
+// followed by its value, as cobra decides when it looks for the command: a
+// flag not written as --flag=value that is not a bool (nor a flag with an
+// optional value) of cmd or of a parent.
+func takesValue(cmd *cobra.Command, a string) bool {
+	if strings.Contains(a, "=") {
+		return false
+	}
+	name := strings.TrimLeft(a, "-")
+	var flag *pflag.Flag
+	for c := cmd; c != nil && flag == nil; c = c.Parent() {
+		if strings.HasPrefix(a, "--") {
+			flag = c.Flags().Lookup(name)
+			if flag == nil {
+				flag = c.PersistentFlags().Lookup(name)
+			}
+		} else if len(name) == 1 {
+			flag = c.Flags().ShorthandLookup(name)
+			if flag == nil {
+				flag = c.PersistentFlags().ShorthandLookup(name)
+			}
+		}
+	}
+	return flag != nil && flag.NoOptDefVal == ""
+}
+
+// knownFlag tells whether the flag word a is a flag of cmd or a parent.
+func knownFlag(cmd *cobra.Command, a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	for c := cmd; c != nil; c = c.Parent() {
+		if strings.HasPrefix(a, "--") && (c.Flags().Lookup(name) != nil || c.PersistentFlags().Lookup(name) != nil) ||
+			!strings.HasPrefix(a, "--") && len(name) >= 1 && (c.Flags().ShorthandLookup(name[:1]) != nil || c.PersistentFlags().ShorthandLookup(name[:1]) != nil) {
+			return true
+		}
+	}
+	return false
 }
 
 func noUnknownSubcommand(cmd *cobra.Command, args []string) error {
@@ -51,49 +146,11 @@ func didYouMean(cmd *cobra.Command, typed string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	names = closest(names, typed)
+	names = suggest.Closest(typed, names, len(typed))
 	for i, n := range names {
 		names[i] = fmt.Sprintf("%q", n)
 	}
 	return ". Did you mean " + strings.Join(names, " or ") + "?"
-}
-
-// closest keeps the names nearest to typed: "lst" is "list" more than
-// "get" or "set".
-func closest(names []string, typed string) []string {
-	best := -1
-	var out []string
-	for _, n := range names {
-		d := distance(strings.ToLower(n), strings.ToLower(typed))
-		switch {
-		case best < 0 || d < best:
-			best, out = d, []string{n}
-		case d == best:
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // newHelpCmd is `tilookup help [command...]`. Unlike cobra's, it fails on

@@ -20,7 +20,9 @@ var exampleInputs = map[string]string{
 dropper invoice.pdf (EICAR, 44D88612FEA8A8F36DE82E1278ABB02F), exploiting CVE-2021-44228.
 Also seen: login-update.example.net/
 `,
-	"mail.eml": "From: it@example.com\nSubject: verify\n\nPlease log in at https://verify-check.example/login today.\n",
+	"mail.eml":      "From: it@example.com\nSubject: verify\n\nPlease log in at https://verify-check.example/login today.\n",
+	"firewall.csv":  "_time,src_ip,dest_domain,action\n2024-05-01T10:00:00Z,203.0.113.66,login-update.example.net,allowed\n",
+	"events.ndjson": `{"time":1714557600,"file_hash":"44d88612fea8a8f36de82e1278abb02f"}` + "\n",
 }
 
 // skippedExamples change the machine or never end; each says why.
@@ -187,4 +189,33 @@ func pipeline(line string) [][]string {
 		stages[i] = kept
 	}
 	return stages
+}
+
+// TestReadmeTriageExample runs the README's triage example at 80 columns
+// and compares what it prints with what the README shows.
+func TestReadmeTriageExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ tilookup triage --sandbox docs/examples/report.txt"
+	_, block, ok := strings.Cut(string(readme), prompt)
+	if !ok {
+		t.Fatalf("the README has no %q example", prompt)
+	}
+	_, block, _ = strings.Cut(block, "\n")
+	want, _, _ := strings.Cut(block, "```")
+
+	t.Setenv("TILOOKUP_PAGER", "cat")
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	ios, _, out, _ := iostreams.Test()
+	ios.SetTTY(false, true, false)
+	ios.SetTerminalWidth(80)
+	ios.SetColorMode("never")
+	if code := Run([]string{"triage", "--sandbox", "../../docs/examples/report.txt"}, ios); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := out.String(); got != want {
+		t.Errorf("the README shows\n%s\nthe command prints\n%s", want, got)
+	}
 }

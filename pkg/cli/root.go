@@ -11,6 +11,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/completion"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/detect"
+	"github.com/tilookup/tilookup/pkg/cmd/enrich"
 	"github.com/tilookup/tilookup/pkg/cmd/events"
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/mcp"
@@ -20,6 +21,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/version"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 // NewRootCmd builds the command tree. It only declares flags and commands:
@@ -77,7 +79,7 @@ events endpoint. Try it with no account:
 	pf := root.PersistentFlags()
 	f.ConfigFlag = pf.String("config", "", "config `file` (see tilookup help environment)")
 	pf.String("profile", "", "use the named `profile` of the config file")
-	pf.StringP("output", "o", "", "`format`: table, json, ndjson, csv, md, stix")
+	pf.StringP("output", "o", "", "`format`: "+format.HelpList())
 	pf.String("color", "auto", "colour `mode`: auto, always or never")
 	// Until a command runs, the persistent flags are all there is (shell
 	// completion of --profile reads the config with them).
@@ -125,6 +127,7 @@ type command struct {
 var commands = []command{
 	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
 	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"enrich", func(f *cmdutil.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/failure"
 )
 
 // Help topics: `tilookup help environment` and `tilookup help exit-codes`
@@ -74,18 +76,14 @@ value that matched makes the run a success unless another value failed: the
 errors 2-6 and 130 win over both 0 and 1. Each error is one line on stderr.`
 )
 
-// ExitCodes is the table of exit codes of the interface contract.
+// ExitCodes is the table of exit codes of the interface contract
+// (failure.Codes).
 func ExitCodes() []Entry {
-	return []Entry{
-		{"0", "success"},
-		{"1", "nothing matched: only with search -e/--exit-status, when no value at all matched (like grep: one match among many values is success)"},
-		{"2", "usage error, invalid input, or 400 from the service"},
-		{"3", "configuration problem: no base URL, no token, or a base URL that would leak the token"},
-		{"4", "authentication or permission refused (401, 403)"},
-		{"5", "not found (404)"},
-		{"6", "service or network failure: 5xx, timeout, connection error, a response that cannot be read"},
-		{"130", "interrupted (Ctrl-C, SIGTERM)"},
+	var entries []Entry
+	for _, c := range failure.Codes() {
+		entries = append(entries, Entry{strconv.Itoa(c.Code), c.Meaning})
 	}
+	return entries
 }
 
 // EnvironmentHelp is the text of `tilookup help environment`.

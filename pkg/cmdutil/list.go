@@ -125,17 +125,19 @@ func (l *ListWriter) close() error {
 	return nil
 }
 
-// Format resolves the output format setting for commands without --jq.
-func Format(f *Factory) (output.Format, error) {
+// Format resolves the output format setting for command, a command
+// without --jq: a format the registry does not list for it is a usage
+// error.
+func Format(f *Factory, command string) (output.Format, error) {
 	name, err := f.Get("output")
 	if err != nil {
 		return "", err
 	}
 	format, err := output.ParseFormat(name)
 	if err != nil {
-		return "", failure.New(failure.Usage, "%v", err)
+		return "", err
 	}
-	return format, NoDocument(format)
+	return format, output.CheckFormat(command, format)
 }
 
 // WriteJSON writes one value as a line of JSON.

@@ -16,7 +16,7 @@ func AddNetworkFlags(cmd *cobra.Command) {
 	fl.String("base-url", "", "service `URL` for search (may have a path prefix)")
 	fl.String("events-base-url", "", "service `URL` for events (default: the base URL)")
 	fl.String("timeout", "", "per-request `duration` or seconds (default "+config.DefaultOf("timeout")+")")
-	fl.String("retries", "", "`N` retries on 429, 5xx, network errors (default "+config.DefaultOf("retries")+")")
+	fl.String("retries", "", "`N` retries on 429/502/503/504/network (default "+config.DefaultOf("retries")+")")
 	fl.Bool("debug", false, "log HTTP requests to stderr, credentials redacted")
 }
 

@@ -6,8 +6,10 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/browser"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -21,7 +23,7 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 	}
 	format, err := output.ParseFormat(name)
 	if err != nil {
-		return output.Options{}, failure.New(failure.Usage, "%v", err)
+		return output.Options{}, err
 	}
 	if jq != "" && format != output.NDJSON {
 		format = output.JSON
@@ -75,12 +77,27 @@ func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource 
 	return nil
 }
 
-// NoDocument refuses md and stix, the whole-run documents that only search
-// and triage write, for the commands that print records of another shape
-// (detect, extract, events me).
-func NoDocument(format output.Format) error {
-	if format == output.MD || format == output.STIX {
-		return failure.New(failure.Usage, "-o %s is written by search and triage only: use table, json, ndjson or csv here", format)
+// IsDocument reports whether f is one document for the whole run (md,
+// stix, misp: the registry's Document kind), written once every value is
+// looked up.
+func IsDocument(f output.Format) bool {
+	r, ok := format.Lookup(string(f))
+	return ok && !r.Streams()
+}
+
+// CheckExportFlags refuses, before any request, the flags that mean
+// nothing for format: --tlp marks a STIX bundle or a MISP event, and
+// --to-ids flags a MISP event's attributes.
+func CheckExportFlags(format output.Format, tlp string, toIDS bool) error {
+	if toIDS && format != output.MISP {
+		return UsageError("--to-ids flags the attributes of a MISP event: use it with -o misp")
 	}
-	return nil
+	if tlp == "" {
+		return nil
+	}
+	if format != output.STIX && format != output.MISP {
+		return UsageError("--tlp marks a STIX bundle or a MISP event: use it with -o stix or -o misp")
+	}
+	_, err := export.ParseTLP(tlp)
+	return err
 }

@@ -23,7 +23,10 @@ func (f *Factory) StartSandbox() (*sandbox.Server, error) {
 	// (detail_url): a stored answer would point at a server long gone.
 	f.Override("cache", "0")
 	if f.IO.IsStderrTTY() {
-		fmt.Fprintln(f.IO.ErrOut, "Using the built-in sandbox: demo data, not real intelligence.")
+		// Its detail links point at a port that closes with this
+		// command; a person would otherwise click a dead link.
+		fmt.Fprintln(f.IO.ErrOut, "Using the built-in sandbox: demo data, not real intelligence.\n"+
+			"Its detail links live only while it runs; tilookup sandbox serve keeps one up.")
 	}
 	return srv, nil
 }

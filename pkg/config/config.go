@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -19,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/suggest"
 )
 
 // Config is the loaded configuration of one process.
@@ -387,6 +389,12 @@ func UnknownKey(name string) error {
 	if name == "token" {
 		return failure.New(failure.Usage, "the token is not a config value").
 			WithHint("use `tilookup auth login`, or set TILOOKUP_TOKEN")
+	}
+	if near := suggest.Closest(name, KeyNames(), 2); len(near) > 0 {
+		for i, n := range near {
+			near[i] = strconv.Quote(n)
+		}
+		return failure.New(failure.Usage, "unknown config key %q. Did you mean %s?", name, strings.Join(near, " or "))
 	}
 	return failure.New(failure.Usage, "unknown config key %q", name).
 		WithHint("valid keys: " + strings.Join(KeyNames(), ", "))

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 // Built-in defaults, typed. The Default strings of Keys spell the same
@@ -17,7 +19,7 @@ const (
 	DefaultKeyringTimeout  = 3 * time.Second
 	DefaultMaxResponseSize = 32 << 20
 	DefaultCookieName      = "jwt"
-	DefaultOutput          = "table"
+	DefaultOutput          = string(format.Table)
 )
 
 // Key describes one configuration setting: where it may come from and what
@@ -41,7 +43,7 @@ var Keys = []Key{
 	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: DefaultCookieName, Help: "cookie that also carries the token on the events call; empty sends none", validate: validCookieName},
 	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration; a bare number is seconds)", validate: validDuration},
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
-	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: []string{"table", "json", "ndjson", "csv", "md", "stix"}},
+	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: format.Names()},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
 	{Name: "pager", Env: "TILOOKUP_PAGER", Help: "pager for long output on a terminal (default: PAGER, else less -FRX; cat for none)"},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
@@ -112,6 +114,19 @@ func validURL(s string) error {
 	}
 	if u.Host == "" {
 		return fmt.Errorf("the URL has no host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#") {
+		return fmt.Errorf("a base URL has no query or fragment: tilookup adds the query itself")
+	}
+	// A full endpoint pasted from the API docs would have the API path
+	// joined under it a second time; say which URL is meant.
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	for _, api := range []string{"/api/ti/resources/search", "/api/events/me", "/api/ti/resources"} {
+		if prefix, ok := strings.CutSuffix(path, api); ok {
+			base := *u
+			base.Path, base.RawPath = prefix, ""
+			return fmt.Errorf("tilookup adds %s itself: give the URL before it, %s", api, base.String())
+		}
 	}
 	return nil
 }

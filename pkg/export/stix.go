@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/report"
 )
 
@@ -144,7 +145,7 @@ func newBundler(r *report.Report, opts STIXOptions) (*bundler, error) {
 // add writes the objects of one indicator.
 func (b *bundler) add(in report.Indicator) error {
 	typ := typeOf(in)
-	if typ == "cve" {
+	if ioc.Type(typ) == ioc.CVE {
 		return b.vulnerability(in)
 	}
 	obs, ok := observableOf(typ)
@@ -225,15 +226,24 @@ func matchDescription(in report.Indicator) string {
 	if in.Status() != report.Matched {
 		return ""
 	}
-	names := make([]string, 0, len(in.Resp.Results))
-	for _, res := range in.Resp.Results {
-		names = append(names, resourceName(res))
-	}
-	d := "Matched by tilookup in: " + strings.Join(names, "; ")
+	d := matchedIn(in.Resp.Results)
 	if in.FromURL != "" {
 		d += ". The host of " + in.FromURL + ", a URL in the report."
 	}
 	return d
+}
+
+// matchedIn names the matching resources and their counts (STIX
+// descriptions, MISP comments); empty when there are none.
+func matchedIn(results []api.Result) string {
+	if len(results) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(results))
+	for _, res := range results {
+		names = append(names, resourceName(res))
+	}
+	return "Matched by tilookup in: " + strings.Join(names, "; ")
 }
 
 func resourceName(res api.Result) string {

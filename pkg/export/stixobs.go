@@ -5,37 +5,25 @@ import (
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
 )
 
 // observable is how one tilookup type becomes a STIX observable: its STIX
-// type, and the hash algorithm when it is a file known by a hash.
+// type, and the hash algorithm when it is a file known by a hash (the
+// mapping is ioc's type table).
 type observable struct {
 	stixType string
 	hashAlgo string // "MD5", "SHA-1", …; empty for a value
 }
 
+// observableOf is the SCO of type typ; false for a type that has none (a
+// CVE is a vulnerability object, see bundler.add; unknown has nothing).
 func observableOf(typ string) (observable, bool) {
-	switch typ {
-	case "ipv4":
-		return observable{stixType: "ipv4-addr"}, true
-	case "ipv6":
-		return observable{stixType: "ipv6-addr"}, true
-	case "domain":
-		return observable{stixType: "domain-name"}, true
-	case "url":
-		return observable{stixType: "url"}, true
-	case "email":
-		return observable{stixType: "email-addr"}, true
-	case "md5":
-		return observable{stixType: "file", hashAlgo: "MD5"}, true
-	case "sha1":
-		return observable{stixType: "file", hashAlgo: "SHA-1"}, true
-	case "sha256":
-		return observable{stixType: "file", hashAlgo: "SHA-256"}, true
-	case "sha512":
-		return observable{stixType: "file", hashAlgo: "SHA-512"}, true
+	info, ok := ioc.Info(ioc.Type(typ))
+	if !ok || !info.STIX.SCO {
+		return observable{}, false
 	}
-	return observable{}, false
+	return observable{stixType: info.STIX.Type, hashAlgo: info.STIX.HashAlgo}, true
 }
 
 // canonical is the value as the STIX object holds it. Values arrive

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 	"github.com/tilookup/tilookup/pkg/triage"
@@ -650,5 +651,40 @@ func TestSmallestBudgetLongestValues(t *testing.T) {
 		if out["truncated"] == nil {
 			t.Errorf("%s: no note", c.tool)
 		}
+	}
+}
+
+// TestTypeSchemas: the offline tools' schemas name every indicator type of
+// ioc's table, so a new type reaches the model without editing a tag.
+func TestTypeSchemas(t *testing.T) {
+	s := connect(t, sandboxConfig(t, sandbox.DemoToken))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(ioc.TypeNames(), ", ")
+	found := 0
+	for _, tool := range res.Tools {
+		var schema string
+		switch tool.Name {
+		case "detect":
+			b, _ := json.Marshal(tool.OutputSchema)
+			schema = string(b)
+		case "extract":
+			b, _ := json.Marshal(tool.InputSchema)
+			schema = string(b)
+		default:
+			continue
+		}
+		found++
+		if !strings.Contains(schema, want) {
+			t.Errorf("%s: the schema does not list the types %q: %s", tool.Name, want, schema)
+		}
+		if tool.Name == "detect" && !strings.Contains(tool.Description, want+", unknown") {
+			t.Errorf("detect: the description does not list the types: %s", tool.Description)
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of the detect and extract tools", found)
 	}
 }

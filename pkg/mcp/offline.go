@@ -29,18 +29,22 @@ type detectOutput struct {
 type detected struct {
 	Input string     `json:"input"`
 	Value string     `json:"value,omitempty" jsonschema:"the value search would send: refanged, trimmed and normalised"`
-	Type  string     `json:"type,omitempty" jsonschema:"md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email or unknown"`
+	Type  string     `json:"type,omitempty"` // described from ioc's type table: see detectTool
 	Error *errorInfo `json:"error,omitempty" jsonschema:"why the value would be refused (empty, control characters, several indicators in one)"`
 }
 
 func detectTool() *sdk.Tool {
 	in := schemaFor[detectInput]()
 	list(in.Properties["values"], 1, maxDetect)
+	out := schemaFor[detectOutput]()
+	types := strings.Join(ioc.TypeNames(), ", ")
+	out.Properties["values"].Items.Properties["type"].Description = types + " or " + string(ioc.Unknown)
 	return &sdk.Tool{
-		Name:        "detect",
-		Annotations: readOnly("Detect indicator types (offline)", false),
-		InputSchema: in,
-		Description: `Offline and free: refang each value (hxxps://evil[.]example -> https://evil.example), take off the quotes, brackets and punctuation that cling to a pasted value, normalise it as search would send it, and tell its type (md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email, unknown). Nothing is sent anywhere.`,
+		Name:         "detect",
+		Annotations:  readOnly("Detect indicator types (offline)", false),
+		InputSchema:  in,
+		OutputSchema: out,
+		Description:  `Offline and free: refang each value (hxxps://evil[.]example -> https://evil.example), take off the quotes, brackets and punctuation that cling to a pasted value, normalise it as search would send it, and tell its type (` + types + ", " + string(ioc.Unknown) + `). Nothing is sent anywhere.`,
 	}
 }
 
@@ -71,7 +75,7 @@ func (t *tools) detect(_ context.Context, _ *sdk.CallToolRequest, in detectInput
 
 type extractInput struct {
 	Text  string   `json:"text" jsonschema:"free text: a report, an e-mail, notes, a chat log"`
-	Types []string `json:"types,omitempty" jsonschema:"only these types: md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email, or the groups hash, ip and all"`
+	Types []string `json:"types,omitempty"` // described from ioc's type table: see extractTool
 }
 
 type extractOutput struct {
@@ -88,6 +92,7 @@ type extracted struct {
 func extractTool() *sdk.Tool {
 	in := schemaFor[extractInput]()
 	list(in.Properties["types"], 0, 0)
+	in.Properties["types"].Description = "only these types: " + strings.Join(ioc.TypeNames(), ", ") + ", or the groups hash, ip and all"
 	return &sdk.Tool{
 		InputSchema: in,
 		Name:        "extract",

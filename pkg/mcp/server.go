@@ -75,13 +75,15 @@ type tools struct {
 }
 
 // addTool registers a typed tool whose schemas come from its input and
-// output structs, and whose handler never takes the server down: a panic
+// output structs (unless the tool has them already), and whose handler never takes the server down: a panic
 // is one call's error.
 func addTool[In, Out any](s *sdk.Server, tool *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
 	if tool.InputSchema == nil {
 		tool.InputSchema = schemaFor[In]()
 	}
-	tool.OutputSchema = schemaFor[Out]()
+	if tool.OutputSchema == nil {
+		tool.OutputSchema = schemaFor[Out]()
+	}
 	sdk.AddTool(s, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
 		defer func() {
 			if p := recover(); p != nil {

@@ -188,3 +188,35 @@ func TestCSVManyResults(t *testing.T) {
 		t.Errorf("allocated %d MB beyond the %d MB of output", (alloc-uint64(out.Cap()))>>20, out.Cap()>>20)
 	}
 }
+
+// A preview that shows fewer records than the resource counts says how to
+// see the rest, and says nothing when it shows them all.
+func TestPreviewSaysHowToSeeMore(t *testing.T) {
+	for _, tt := range []struct {
+		count, url string
+		want       string
+	}{
+		{"14", "https://ti.example/r?q=x", "\nOnly some records shown: --limit N asks for more, --web opens a detail page\n"},
+		{"14", "", "\nOnly some records shown: --limit N asks for more\n"},
+		{"2", "https://ti.example/r?q=x", ""},
+	} {
+		raw := fmt.Sprintf(`{"query":"q","results":[{"label":"Feed","count":%s,"detail_url":%q,"preview":[{"a":1},{"a":2}]}]}`, tt.count, tt.url)
+		var resp api.SearchResponse
+		if err := json.Unmarshal([]byte(raw), &resp); err != nil {
+			t.Fatal(err)
+		}
+		resp.Raw = []byte(raw)
+		var out bytes.Buffer
+		p, _ := NewSearchPrinter(Options{Out: &out, Preview: true, Width: 80}, false)
+		if err := p.Add(Record{Query: "q", Resp: &resp}); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if !strings.Contains(got, "(2 of "+tt.count+")") {
+			t.Errorf("count %s: no title in %q", tt.count, got)
+		}
+		if tt.want != "" && !strings.Contains(got, tt.want) || tt.want == "" && strings.Contains(got, "--limit") {
+			t.Errorf("count %s, url %q: got %q, want %q", tt.count, tt.url, got, tt.want)
+		}
+	}
+}

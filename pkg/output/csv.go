@@ -114,6 +114,10 @@ func (o Options) csvCell(c string) string {
 	return c
 }
 
+// CSVCell is csvCell for the CSV writers outside this package (enrich's
+// added cells), so that every CSV cell of service text is guarded the same way.
+func (o Options) CSVCell(c string) string { return o.csvCell(c) }
+
 func (p *csvPrinter) Flush() error {
 	p.w.Flush()
 	if err := p.w.Error(); err != nil {

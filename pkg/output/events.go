@@ -80,8 +80,10 @@ func renderEvents(opts Options, raw []byte) error {
 		_, err = opts.Out.Write(b.Bytes())
 		return writeErr(err)
 	}
-	_, err := ParseFormat(string(opts.Format))
-	return err
+	if err := CheckFormat("events", opts.Format); err != nil {
+		return err
+	}
+	return failure.New(failure.Usage, "events cannot write -o %s yet", opts.Format)
 }
 
 func eventsTable(o Options, b *bytes.Buffer, v any) {

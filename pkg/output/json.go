@@ -127,6 +127,9 @@ func formatJSON(b *bytes.Buffer, doc []byte, indent, inArray bool) error {
 func writeJSON(opts Options, b []byte) error {
 	if opts.TTY {
 		b = sanitize.JSON(b)
+		if opts.Color {
+			b = colorJSON(b)
+		}
 	}
 	_, err := opts.Out.Write(b)
 	return writeErr(err)

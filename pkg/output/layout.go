@@ -121,8 +121,37 @@ func shorten(s string, w int, kind cellKind) string {
 	if kind == kindText {
 		return head(s, w-1) + "…"
 	}
+	if n := urlHostEnd(s); n > 0 && n < len(s) && w-textWidth(s[:n]) >= 3 {
+		// A URL keeps its scheme and host, the part an analyst reads
+		// first; its path is cut in the middle.
+		return s[:n] + cutMiddle(s[n:], w-textWidth(s[:n]))
+	}
+	return cutMiddle(s, w)
+}
+
+// cutMiddle fits s in w (at least 2) columns by cutting its middle.
+func cutMiddle(s string, w int) string {
 	tw := (w - 1) / 2
 	return head(s, w-1-tw) + "…" + tail(s, tw)
+}
+
+// urlHostEnd is the length of s's scheme and host (with port and
+// credentials) when s is a URL, also a defanged one ("hxxps[://]..."),
+// else 0.
+func urlHostEnd(s string) int {
+	i := strings.Index(s, "://")
+	sep := 3
+	if j := strings.Index(s, "[://]"); j >= 0 && (i < 0 || j < i) {
+		i, sep = j, 5
+	}
+	if i <= 0 || strings.ContainsAny(s[:i], " /") {
+		return 0
+	}
+	start := i + sep
+	if end := strings.IndexAny(s[start:], "/?#"); end >= 0 {
+		return start + end
+	}
+	return len(s)
 }
 
 // head is the longest prefix of s at most w columns wide.

@@ -27,6 +27,14 @@ func TestShorten(t *testing.T) {
 		{"日本語テキスト", 7, kindText, "日本語…"},
 		{"abc", 1, kindText, "…"},
 		{"abc", 0, kindText, ""},
+		// A URL keeps its scheme and host; the path is cut.
+		{"https://billing-portal.example.net/secure/login/account/verify", 50, kindToken, "https://billing-portal.example.net/secure/…/verify"},
+		{"hxxps[://]billing-portal[.]example[.]net/secure/login/account/verify", 50, kindToken, "hxxps[://]billing-portal[.]example[.]net/secu…rify"},
+		{"https://billing-portal.example.net/secure/login/account/verify", 50, kindAuto, "https://billing-portal.example.net/secure/…/verify"},
+		{"https://billing-portal.example.net/x", 36, kindToken, "https://billing-portal.example.net/x"},
+		{"https://billing-portal.example.net/abcdef", 37, kindToken, "https://billing-portal.example.net/…f"},
+		// A host too long to keep whole is cut as any token.
+		{"https://billing-portal.example.net/secure", 20, kindToken, "https://bi…et/secure"},
 	} {
 		got := shorten(tt.in, tt.w, tt.kind)
 		if got != tt.want || textWidth(got) > max(tt.w, 0) {

@@ -42,35 +42,43 @@ package output
 import (
 	"errors"
 	"io"
-	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
-// Format is an output format name as given to -o/--output.
-type Format string
+// Format is an output format name as given to -o/--output; the names, and
+// what each supports, are the registry in pkg/output/format.
+type Format = format.Name
 
 const (
-	Table  Format = "table"
-	JSON   Format = "json"
-	NDJSON Format = "ndjson"
-	CSV    Format = "csv"
-	MD     Format = "md"   // a whole-run document: pkg/export
-	STIX   Format = "stix" // a whole-run document: pkg/export
+	Table  = format.Table
+	JSON   = format.JSON
+	NDJSON = format.NDJSON
+	CSV    = format.CSV
+	MD     = format.MD   // a whole-run document: pkg/export
+	STIX   = format.STIX // a whole-run document: pkg/export
+	MISP   = format.MISP // a whole-run document: pkg/export
 )
 
-// Formats lists the valid format names, for completion and messages.
-var Formats = []string{"table", "json", "ndjson", "csv", "md", "stix"}
-
-// ParseFormat checks a format name; case and surrounding spaces are ignored.
+// ParseFormat checks a format name against the registry; case and
+// surrounding spaces are ignored. An unknown name is a usage error.
 func ParseFormat(s string) (Format, error) {
-	f := Format(strings.ToLower(strings.TrimSpace(s)))
-	switch f {
-	case Table, JSON, NDJSON, CSV, MD, STIX:
-		return f, nil
+	f, err := format.Parse(s)
+	if err != nil {
+		return "", failure.New(failure.Usage, "%v", err)
 	}
-	return "", failure.New(failure.Usage, "invalid output format %q: use one of %s", s, strings.Join(Formats, ", "))
+	return f, nil
+}
+
+// CheckFormat is a usage error when command does not print f (see
+// format.Check), nil when it does.
+func CheckFormat(command string, f Format) error {
+	if err := format.Check(command, f); err != nil {
+		return failure.New(failure.Usage, "%v", err)
+	}
+	return nil
 }
 
 // Options say how to print. The zero Format means table.
@@ -171,8 +179,13 @@ func NewSearchPrinter(opts Options, multi bool) (SearchPrinter, error) {
 		}
 		return &tablePrinter{opts: opts}, nil
 	}
-	_, err := ParseFormat(string(opts.Format))
-	return nil, err
+	// A document (md, stix) is the caller's to write (pkg/export), and a
+	// format added to the registry without a printer here must not print
+	// nothing.
+	if err := CheckFormat("search", opts.Format); err != nil {
+		return nil, err
+	}
+	return nil, failure.New(failure.Usage, "-o %s is a document of the whole run: it has no per-record printer", opts.Format)
 }
 
 // flush pushes buffered output out, for writers that buffer (bufio.Writer),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -147,7 +148,9 @@ func assertTerminalSafe(t *testing.T, out []byte) {
 		t.Errorf("output is not valid UTF-8: %q", s)
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n') || c == 0x7f {
+		// A tab is ours, between the cells of a piped bulk table; the
+		// sanitizer turns a tab in data into a space.
+		if c := s[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
 			t.Errorf("output has control byte %#x at %d: %q", c, i, s)
 		}
 	}
@@ -239,6 +242,15 @@ func TestTableGolden(t *testing.T) {
 			out := printSearch(t, tt.opts, tt.multi, tt.recs(t)...)
 			golden(t, tt.name, out)
 			assertFits(t, out, tt.opts.Width)
+			if tt.multi && tt.opts.Width == 0 {
+				// Piped, the summary table is tab-separated: every
+				// line has its five cells, whatever the data held.
+				for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+					if n := strings.Count(line, "\t"); n != len(summaryColumns)-1 {
+						t.Errorf("%d tabs in %q", n, line)
+					}
+				}
+			}
 			assertTerminalSafe(t, out)
 			assertNoLeak(t, out)
 			if !tt.opts.Color && bytes.Contains(out, []byte("\x1b")) {
@@ -269,6 +281,7 @@ func multiRecs(t *testing.T) []Record {
 		rec(t, "hello world", "unsupported"),
 		rec(t, "44d88612fea8a8f36de82e1278abb02f", "bignum"),
 		errRec("2001:db8::1", errTimeout),
+		errRec("tab\there.example", &fakeErr{msg: "a\ttab in the message", kind: failure.Input}),
 	}
 }
 
@@ -377,7 +390,7 @@ func TestEventsGolden(t *testing.T) {
 }
 
 func TestEventsMalformed(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range format.Names() {
 		var b bytes.Buffer
 		err := PrintEvents(Options{Format: Format(f), Out: &b}, []byte(`{"a":`))
 		if failure.KindOf(err) != failure.Decode {
@@ -504,7 +517,7 @@ func TestParseFormat(t *testing.T) {
 	if err == nil || failure.KindOf(err) != failure.Usage {
 		t.Fatalf("ParseFormat(xml) = %v", err)
 	}
-	for _, f := range Formats {
+	for _, f := range format.Names() {
 		if !strings.Contains(err.Error(), f) {
 			t.Errorf("message %q does not list %s", err, f)
 		}
@@ -706,6 +719,27 @@ func TestEmptyShapes(t *testing.T) {
 	} {
 		if got := printEventsRaw(t, tt.opts, tt.raw); string(got) != tt.want {
 			t.Errorf("%s %s: got %q, want %q", tt.opts.Format, tt.raw, got, tt.want)
+		}
+	}
+}
+
+// TestEveryFormatPrintsOrRefuses: for each registered format, the search
+// printer and the events printer either print or return an error, never
+// nil, nil or silent nothing (a row added without its printer).
+func TestEveryFormatPrintsOrRefuses(t *testing.T) {
+	for _, name := range format.Names() {
+		f := Format(name)
+		p, err := NewSearchPrinter(Options{Format: f, Out: io.Discard}, true)
+		if p == nil && err == nil {
+			t.Errorf("NewSearchPrinter(%s) = nil, nil", f)
+		}
+		if r, _ := format.Lookup(name); r.Streams() != (err == nil) {
+			t.Errorf("NewSearchPrinter(%s): err = %v; a printer is wanted exactly for streaming formats", f, err)
+		}
+		var b bytes.Buffer
+		err = PrintEvents(Options{Format: f, Out: &b}, []byte(`{"a":1}`))
+		if (err == nil) == (b.Len() == 0) {
+			t.Errorf("PrintEvents(%s): err = %v, wrote %d bytes; want output or an error", f, err, b.Len())
 		}
 	}
 }

@@ -148,6 +148,7 @@ func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
 	if err != nil {
 		return err
 	}
+	partial := false
 	for i, res := range resp.Results[:min(len(resp.Results), maxRows)] {
 		var recs *array
 		if i < len(previews) {
@@ -156,7 +157,22 @@ func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
 		if recs == nil || len(recs.elems) == 0 {
 			continue
 		}
-		writePreview(o, b, res, recs)
+		if writePreview(o, b, res, recs) {
+			partial = true
+		}
+	}
+	if partial {
+		// Previews show fewer records than their resource counts: say
+		// where the rest are, once, rather than leave "(10 of 14)" as a
+		// dead end.
+		hint := "Only some records shown: --limit N asks for more"
+		if resp.Results[0].DetailURL != "" {
+			hint += ", --web opens a detail page"
+		}
+		if o.Width > 0 {
+			hint = shorten(hint, o.Width, kindText)
+		}
+		b.WriteString("\n" + o.style(styleDim, hint) + "\n")
 	}
 	return nil
 }
@@ -224,7 +240,9 @@ func fromMap(v any) any {
 	return v
 }
 
-func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) {
+// writePreview writes one result's preview and tells whether the service
+// counts more records than it sent.
+func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) bool {
 	name := res.Label
 	if name == "" {
 		name = res.Resource
@@ -241,12 +259,14 @@ func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) {
 	}
 	g, moreCols := recordsGrid(o, recs.elems, true)
 	if len(g.cols) == 0 {
-		return // nothing to show, not even a column name
+		return false // nothing to show, not even a column name
 	}
 	b.WriteString("\n" + o.style(styleBold, title) + "\n")
 	writeTableOrRecords(o, b, g)
 	writeMore(o, b, recs.more, "records")
 	writeMore(o, b, moreCols, "fields")
+	total, err := strconv.ParseInt(string(res.Count), 10, 64)
+	return err == nil && total > int64(shown)
 }
 
 // minFreeColumn is the narrowest a column of free-form records may get before
@@ -316,9 +336,8 @@ var summaryColumns = []string{"QUERY", "TYPE", "RESOURCES", "COUNT", "STATUS"}
 // summaryPrinter is the multi-value table: one row per value, written as it
 // comes. The column widths are decided once, before the first row, from the
 // terminal's width and what each column holds, so that a table streamed over
-// minutes stays aligned; a cell wider than its column is shortened on a
-// terminal. Piped, nothing is cut: a rare longer value pushes the rest of
-// its own row to the right.
+// minutes stays aligned; a cell wider than its column is shortened. Piped,
+// nothing is cut and the cells are tab-separated (see writeRow).
 type summaryPrinter struct {
 	opts    Options
 	widths  []int
@@ -410,8 +429,11 @@ func summaryRow(o Options, r Record) []cell {
 		status)
 }
 
-// writeRow pads each cell to its fixed width; on a terminal a wider cell is
-// shortened, piped it is kept whole.
+// writeRow pads each cell to its fixed width on a terminal, where a wider
+// cell is shortened. Piped, cells are whole and separated by a tab, as gh's
+// tables are: a streamed table cannot know its widest value before its last
+// row, and padding to a guess misaligns every row after a long URL, while
+// tabs line up under column -t and split under cut -f and awk -F'\t'.
 func (p *summaryPrinter) writeRow(row []cell) {
 	o, b := p.opts, &p.buf
 	for i, c := range row {
@@ -420,7 +442,11 @@ func (p *summaryPrinter) writeRow(row []cell) {
 			continue // left out on a narrow terminal
 		}
 		if i > 0 {
-			b.WriteString("  ")
+			if o.Width == 0 {
+				b.WriteByte('\t')
+			} else {
+				b.WriteString("  ")
+			}
 		}
 		text, style := c.text, c.style
 		if text == "" {
@@ -430,7 +456,7 @@ func (p *summaryPrinter) writeRow(row []cell) {
 			text = shorten(text, w, c.kind)
 		}
 		b.WriteString(o.style(style, text))
-		if i < len(row)-1 {
+		if i < len(row)-1 && o.Width > 0 {
 			b.WriteString(strings.Repeat(" ", max(0, w-textWidth(text))))
 		}
 	}

@@ -96,7 +96,7 @@ func checkReserved(t *testing.T, where, key, s string) {
 		}
 	}
 	switch detectType(s) {
-	case typeURL:
+	case string(ioc.URL):
 		h := hostOf(s)
 		if a, err := netip.ParseAddr(h); err == nil {
 			if !reservedIP(a) {
@@ -105,17 +105,17 @@ func checkReserved(t *testing.T, where, key, s string) {
 		} else if !reservedName(h) {
 			t.Errorf("%s.%s: URL host %s is not a reserved name", where, key, h)
 		}
-	case typeEmail:
+	case string(ioc.Email):
 		if _, d, _ := strings.Cut(s, "@"); !reservedName(d) {
 			t.Errorf("%s.%s: e-mail domain %s is not a reserved name", where, key, d)
 		}
-	case typeDomain:
+	case string(ioc.Domain):
 		// File names look like domains (photo_1.scr); they name no host.
 		if key != "file_name" && !reservedName(s) {
 			t.Errorf("%s.%s: %s is not a reserved name", where, key, s)
 		}
 	}
-	if strings.Contains(s, "@") && detectType(s) != typeEmail {
+	if strings.Contains(s, "@") && detectType(s) != string(ioc.Email) {
 		at := s[strings.LastIndexByte(s, '@')+1:]
 		at = strings.TrimRight(at, ">")
 		if ioc.Detect(at) == ioc.Domain && !reservedName(at) {
@@ -171,7 +171,7 @@ func TestDataSetInvariants(t *testing.T) {
 	if len(ds.resources) < 6 || len(groups) < 3 || total < 300 {
 		t.Errorf("%d resources in %d groups with %d records; want at least 6, 3 and 300", len(ds.resources), len(groups), total)
 	}
-	for _, typ := range []string{typeMD5, typeSHA1, typeSHA256, typeSHA512, typeIPv4, typeIPv6, typeDomain, typeURL, typeCVE, typeEmail} {
+	for _, typ := range []string{string(ioc.MD5), string(ioc.SHA1), string(ioc.SHA256), string(ioc.SHA512), string(ioc.IPv4), string(ioc.IPv6), string(ioc.Domain), string(ioc.URL), string(ioc.CVE), string(ioc.Email)} {
 		if types[typ] == 0 {
 			t.Errorf("no indexed value of type %s", typ)
 		}

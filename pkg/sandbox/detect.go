@@ -6,20 +6,8 @@ import (
 	"github.com/tilookup/tilookup/pkg/ioc"
 )
 
-// Indicator types, named as the search response's detected_type.
-const (
-	typeMD5     = "md5"
-	typeSHA1    = "sha1"
-	typeSHA256  = "sha256"
-	typeSHA512  = "sha512"
-	typeIPv4    = "ipv4"
-	typeIPv6    = "ipv6"
-	typeDomain  = "domain"
-	typeURL     = "url"
-	typeCVE     = "cve"
-	typeEmail   = "email"
-	typeUnknown = "unknown"
-)
+// typeUnknown is detected_type for a value of no type.
+const typeUnknown = string(ioc.Unknown)
 
 // detectType tells what kind of indicator q is, with the CLI's own
 // detection (pkg/ioc), so that the sandbox and `tilookup detect` agree. The
@@ -37,7 +25,7 @@ func detectType(q string) string {
 // a trailing dot, an uncompressed IPv6) does not decide whether it matches.
 func normalize(q, typ string) string {
 	q = strings.TrimSpace(q)
-	if typ == typeEmail {
+	if ioc.Type(typ) == ioc.Email {
 		// The service's choice, not the CLI's: mailboxes match whatever
 		// the case of their local part, as mail systems treat them.
 		return strings.ToLower(q)
@@ -56,20 +44,4 @@ func hasControl(s string) bool {
 
 // strategyFor names the search strategy for a detected type; "none" means
 // the value is not searchable.
-func strategyFor(typ string) string {
-	switch typ {
-	case typeMD5, typeSHA1, typeSHA256, typeSHA512:
-		return "exact_hash"
-	case typeIPv4, typeIPv6:
-		return "exact_ip"
-	case typeDomain:
-		return "exact_domain"
-	case typeURL:
-		return "exact_url"
-	case typeCVE:
-		return "exact_cve"
-	case typeEmail:
-		return "exact_email"
-	}
-	return "none"
-}
+func strategyFor(typ string) string { return ioc.Strategy(ioc.Type(typ)) }

@@ -1,44 +1,48 @@
 package sandbox
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
 
 func TestDetectAndNormalize(t *testing.T) {
 	tests := []struct {
 		in, typ, norm string
 	}{
-		{eicarMD5, typeMD5, eicarMD5},
-		{"44D88612FEA8A8F36DE82E1278ABB02F", typeMD5, eicarMD5},
-		{eicarSHA1, typeSHA1, eicarSHA1},
-		{eicarSHA256, typeSHA256, eicarSHA256},
-		{eicarSHA512, typeSHA512, eicarSHA512},
+		{eicarMD5, string(ioc.MD5), eicarMD5},
+		{"44D88612FEA8A8F36DE82E1278ABB02F", string(ioc.MD5), eicarMD5},
+		{eicarSHA1, string(ioc.SHA1), eicarSHA1},
+		{eicarSHA256, string(ioc.SHA256), eicarSHA256},
+		{eicarSHA512, string(ioc.SHA512), eicarSHA512},
 		{"44d88612fea8a8f36de82e1278abb02", typeUnknown, ""},  // 31 hex digits
 		{"44d88612fea8a8f36de82e1278abb02g", typeUnknown, ""}, // not hex
-		{"192.0.2.1", typeIPv4, "192.0.2.1"},
-		{" 192.0.2.1\t", typeIPv4, "192.0.2.1"},
+		{"192.0.2.1", string(ioc.IPv4), "192.0.2.1"},
+		{" 192.0.2.1\t", string(ioc.IPv4), "192.0.2.1"},
 		{"192.0.2.01", typeUnknown, ""}, // leading zero: octal in some parsers
 		{"192.0.2.256", typeUnknown, ""},
-		{"2001:DB8:0:0:0:0:0:1", typeIPv6, "2001:db8::1"},
-		{"::ffff:192.0.2.1", typeIPv6, "::ffff:192.0.2.1"},
-		{"fe80::1%eth0", typeIPv6, "fe80::1"}, // the zone is local to the host that wrote it
-		{"Example.COM", typeDomain, "example.com"},
-		{"login-update.example.net.", typeDomain, "login-update.example.net"},
-		{"xn--bcher-kva.example", typeDomain, "xn--bcher-kva.example"},
+		{"2001:DB8:0:0:0:0:0:1", string(ioc.IPv6), "2001:db8::1"},
+		{"::ffff:192.0.2.1", string(ioc.IPv6), "::ffff:192.0.2.1"},
+		{"fe80::1%eth0", string(ioc.IPv6), "fe80::1"}, // the zone is local to the host that wrote it
+		{"Example.COM", string(ioc.Domain), "example.com"},
+		{"login-update.example.net.", string(ioc.Domain), "login-update.example.net"},
+		{"xn--bcher-kva.example", string(ioc.Domain), "xn--bcher-kva.example"},
 		{"localhost", typeUnknown, ""},
 		{"-bad.example.com", typeUnknown, ""},
 		{"a..example.com", typeUnknown, ""},
 		{"example.123", typeUnknown, ""},
-		{"HTTPS://Login.Example.NET/Path?Q=A B#Frag", typeURL, "https://login.example.net/Path?Q=A B#Frag"},
-		{"http://[2001:db8::23]:8080/x", typeURL, "http://[2001:db8::23]:8080/x"},
-		{"http://198.51.100.23:8080/login.php", typeURL, "http://198.51.100.23:8080/login.php"},
-		{"ftp://user@files.example.org", typeURL, "ftp://user@files.example.org"},
-		{"javascript://example.com/", typeURL, "javascript://example.com/"},
+		{"HTTPS://Login.Example.NET/Path?Q=A B#Frag", string(ioc.URL), "https://login.example.net/Path?Q=A B#Frag"},
+		{"http://[2001:db8::23]:8080/x", string(ioc.URL), "http://[2001:db8::23]:8080/x"},
+		{"http://198.51.100.23:8080/login.php", string(ioc.URL), "http://198.51.100.23:8080/login.php"},
+		{"ftp://user@files.example.org", string(ioc.URL), "ftp://user@files.example.org"},
+		{"javascript://example.com/", string(ioc.URL), "javascript://example.com/"},
 		{"http://", typeUnknown, ""},
 		{"http://exa mple.com/", typeUnknown, ""},
-		{"cve-2021-44228", typeCVE, "CVE-2021-44228"},
-		{"CVE-2023-123456", typeCVE, "CVE-2023-123456"},
+		{"cve-2021-44228", string(ioc.CVE), "CVE-2021-44228"},
+		{"CVE-2023-123456", string(ioc.CVE), "CVE-2023-123456"},
 		{"CVE-2023-123", typeUnknown, ""},
 		{"CVE-23-1234", typeUnknown, ""},
-		{"Billing@Invoice-Portal.Example.com", typeEmail, "billing@invoice-portal.example.com"},
+		{"Billing@Invoice-Portal.Example.com", string(ioc.Email), "billing@invoice-portal.example.com"},
 		{"a..b@example.com", typeUnknown, ""},
 		{"a@b@example.com", typeUnknown, ""},
 		{"@example.com", typeUnknown, ""},

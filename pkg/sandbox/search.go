@@ -187,6 +187,9 @@ func (h *handler) detailPage(r *http.Request) reply {
 		}
 	}
 	out.Count = len(out.Records)
+	if wantsHTML(r) {
+		return detailHTML(out)
+	}
 	return jsonReply(http.StatusOK, out)
 }
 

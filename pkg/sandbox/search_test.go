@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -321,5 +322,47 @@ func TestSearchDetailURL(t *testing.T) {
 		if d := do(t, http.DefaultClient, call{url: srv.URL + tc.path}); d.resp.StatusCode != tc.status {
 			t.Errorf("%s: %d, want %d", tc.path, d.resp.StatusCode, tc.status)
 		}
+	}
+}
+
+// A browser (Accept: text/html) gets the detail page as HTML for a person:
+// the records' fields in their order, every value escaped, no script.
+func TestSearchDetailPageForABrowser(t *testing.T) {
+	srv := httptest.NewServer(NewSearchHandler(Options{}))
+	defer srv.Close()
+	u := srv.URL + "/ti/resources/malware_samples?q=44d88612fea8a8f36de82e1278abb02f"
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(body)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") || resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, ct)
+	}
+	if !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Error("no CSP")
+	}
+	md5 := strings.Index(page, "<th>md5</th><td>44d88612fea8a8f36de82e1278abb02f</td>")
+	sha1 := strings.Index(page, "<th>sha1</th>")
+	if md5 < 0 || sha1 < md5 || !strings.Contains(page, "lives only as long as the sandbox") {
+		t.Errorf("page:\n%s", page)
+	}
+	if strings.Contains(page, "<script") {
+		t.Error("a script in the page")
+	}
+
+	esc := detailHTML(detailResponse{Label: `<script>alert(1)</script>`, Query: `"&<>`, Count: 1,
+		Records: []json.RawMessage{json.RawMessage(`{"<b>k</b>":"<img src=x onerror=alert(1)>","n":[1,2]}`)}})
+	for _, bad := range []string{"<script>", "<b>k", "<img"} {
+		if strings.Contains(string(esc.body), bad) {
+			t.Errorf("%q reached the page unescaped", bad)
+		}
+	}
+	if !strings.Contains(string(esc.body), "<td>[1,2]</td>") {
+		t.Errorf("a non-string value: %s", esc.body)
 	}
 }

@@ -317,23 +317,7 @@ func attributeTypes(attrs []string) typeSet {
 
 // mispTypes maps a MISP attribute type (or a half of a composite one such
 // as ip-dst|port) to indicator types.
-func mispTypes(attr string) []ioc.Type {
-	switch attr {
-	case "ip-src", "ip-dst", "ip":
-		return []ioc.Type{ioc.IPv4, ioc.IPv6}
-	case "domain", "hostname":
-		return []ioc.Type{ioc.Domain}
-	case "url", "uri", "link":
-		return []ioc.Type{ioc.URL}
-	case "email", "email-src", "email-dst", "target-email", "whois-registrant-email":
-		return []ioc.Type{ioc.Email}
-	case "md5", "sha1", "sha256", "sha512":
-		return []ioc.Type{ioc.Type(attr)}
-	case "vulnerability":
-		return []ioc.Type{ioc.CVE}
-	}
-	return nil
-}
+func mispTypes(attr string) []ioc.Type { return ioc.FromMISP(attr) }
 
 // unwrapPath drops the "open PATH:" of an *os.PathError, which the caller
 // already names.

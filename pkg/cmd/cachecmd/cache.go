@@ -41,7 +41,7 @@ func NewCmd(f *cmdutil.Factory, runF func(name string, o *Options) error) *cobra
 		Out:     f.IO.Out,
 		Cache:   func() (*cache.Cache, error) { return open(f) },
 		Setting: func() (string, string) { return setting(f) },
-		Format:  func() (output.Format, error) { return cmdutil.Format(f) },
+		Format:  func() (output.Format, error) { return cmdutil.Format(f, "cache") },
 		Now:     time.Now,
 	}
 	cmd := &cobra.Command{
@@ -89,7 +89,9 @@ oldest answers. Any number of processes share the cache without locks.`,
 			if c.Flags().Changed("older-than") {
 				d, err := config.ParseCacheTTL(olderThan)
 				if err != nil {
-					return cmdutil.UsageError("--older-than: %v", err)
+					// The setting's message offers "0 for off", which
+					// means nothing for an age.
+					return cmdutil.UsageError("--older-than: want an age such as 24h or 7d, or a number of seconds")
 				}
 				opts.OlderThan = d
 			}

@@ -62,8 +62,12 @@ func TestNewCmdWiresSubcommands(t *testing.T) {
 	}
 	for _, args := range [][]string{{"clear", "--older-than", "soon"}, {"path", "extra"}} {
 		cmd.SetArgs(args)
-		if err := cmd.Execute(); failure.ExitCode(err) != failure.ExitUsage {
+		err := cmd.Execute()
+		if failure.ExitCode(err) != failure.ExitUsage {
 			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+		if args[0] == "clear" && (strings.Contains(err.Error(), "off") || !strings.Contains(err.Error(), "7d")) {
+			t.Errorf("%v: %q should show an age and never offer 0 for off", args, err)
 		}
 	}
 }

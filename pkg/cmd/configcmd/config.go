@@ -3,11 +3,13 @@ package configcmd
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -149,7 +151,29 @@ func setRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return cfg.Set(opts.Key, opts.Value)
+	if err := cfg.Set(opts.Key, opts.Value); err != nil {
+		return err
+	}
+	warnPlainHTTP(opts)
+	return nil
+}
+
+// warnPlainHTTP warns, when a URL just set is plain http to a host that
+// is not loopback, that no token will be sent there: legal (a test
+// service, allow_insecure_http), but a first search would fail with exit 3
+// long after the mistake.
+func warnPlainHTTP(opts *Options) {
+	if opts.Key != "base_url" && opts.Key != "events_base_url" {
+		return
+	}
+	u, err := url.Parse(opts.Value)
+	if err != nil || u.Scheme != "http" || api.IsLoopback(u.Hostname()) {
+		return
+	}
+	if cfg, err := opts.Config(); err == nil && cfg.Get("allow_insecure_http") == "true" {
+		return
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "tilookup: warning: %s is plain http to %s: the token is never sent there unless allow_insecure_http is true; did you mean https://?\n", opts.Key, sanitize.String(u.Host))
 }
 
 func unsetRun(opts *Options) error {
@@ -185,14 +209,33 @@ func listRun(opts *Options) error {
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	for _, k := range config.Keys {
-		src := cfg.Source(k.Name)
+		value, src := listed(opts, cfg, k.Name)
 		if src != "" {
 			src = "(" + src + ")"
 		}
 		// Values come from a file anyone may have edited: sanitized.
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(cfg.Get(k.Name)), src)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, sanitize.String(value), src)
 	}
 	return tw.Flush()
+}
+
+// listed is a key's value and where it comes from, as config list shows
+// it. The pager has no default of its own in the key table (PAGER comes
+// between the setting and less -FRX), so the one the terminal streams would
+// run is shown.
+func listed(opts *Options, cfg Reader, key string) (value, source string) {
+	value, source = cfg.Get(key), cfg.Source(key)
+	if key == "pager" && value == "" {
+		switch value = opts.IO.PagerCommand(); value {
+		case iostreams.DefaultPager:
+			source = "default"
+		case "":
+			value, source = "cat", "PAGER"
+		default:
+			source = "PAGER"
+		}
+	}
+	return value, source
 }
 
 func listRecords(opts *Options, cfg Reader, format output.Format) error {
@@ -203,7 +246,8 @@ func listRecords(opts *Options, cfg Reader, format output.Format) error {
 	}
 	w := cmdutil.NewListWriter(format, opts.IO.Out, []string{"key", "value", "source"})
 	for _, k := range config.Keys {
-		e := entry{k.Name, cfg.Get(k.Name), cfg.Source(k.Name)}
+		value, src := listed(opts, cfg, k.Name)
+		e := entry{k.Name, value, src}
 		if err := w.Write(e, []string{e.Key, e.Value, e.Source}); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package configcmd
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,5 +111,44 @@ func TestSetUnsetGetPath(t *testing.T) {
 		if err := run(opts); failure.ExitCode(err) != 2 || !strings.Contains(err.Error(), "unknown config key") {
 			t.Errorf("unknown key: %v", err)
 		}
+	}
+}
+
+func TestSetWarnsOfPlainHTTPToARemoteHost(t *testing.T) {
+	for _, tt := range []struct {
+		key, value, allow string
+		warn              bool
+	}{
+		{"base_url", "http://ti.example.com", "", true},
+		{"events_base_url", "http://ti.example.com", "false", true},
+		{"base_url", "http://ti.example.com", "true", false},
+		{"base_url", "http://127.0.0.1:8080", "", false},
+		{"base_url", "https://ti.example.com", "", false},
+		{"timeout", "http://x", "", false},
+	} {
+		opts, c, _ := newOpts()
+		c.values["allow_insecure_http"] = tt.allow
+		errOut := &strings.Builder{}
+		opts.IO.ErrOut = errOut
+		opts.Key, opts.Value = tt.key, tt.value
+		if err := setRun(opts); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(errOut.String(), "warning: "+tt.key+" is plain http"); got != tt.warn {
+			t.Errorf("%s %s (allow %q): warned %v: %q", tt.key, tt.value, tt.allow, got, errOut.String())
+		}
+		if c.set[tt.key] != tt.value {
+			t.Errorf("%s %s: not set", tt.key, tt.value)
+		}
+	}
+}
+
+func TestListShowsThePagerThatWouldRun(t *testing.T) {
+	opts, _, out := newOpts()
+	if err := listRun(opts); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^pager +less -FRX +\(default\)$`).MatchString(out.String()) {
+		t.Errorf("list:\n%s", out.String())
 	}
 }

@@ -45,7 +45,7 @@ type errRecord struct {
 
 // NewCmd is `tilookup detect`. runF replaces the run in tests.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f) }}
+	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "detect") }}
 	cmd := &cobra.Command{
 		Use:   "detect [VALUE...]",
 		Short: "Show the type and the refanged value search would send (offline)",

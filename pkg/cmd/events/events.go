@@ -101,7 +101,7 @@ func runMe(ctx context.Context, opts *MeOptions) error {
 	// A bad format fails before any network work.
 	if o, err := opts.Output(opts.JQ); err != nil {
 		return err
-	} else if err := cmdutil.NoDocument(o.Format); err != nil {
+	} else if err := output.CheckFormat("events", o.Format); err != nil {
 		return err
 	}
 	body, err := opts.Fetch(ctx)

@@ -39,7 +39,7 @@ type Options struct {
 
 // NewCmd is `tilookup extract`. runF replaces the run in tests.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f) }}
+	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "extract") }}
 	cmd := &cobra.Command{
 		Use:   "extract [FILE...]",
 		Short: "Pull every indicator out of free text (offline)",

@@ -37,8 +37,18 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error)
 		Long: `Serves GET /api/ti/resources/search on --addr and GET /api/events/me on
 --events-addr (the spec's two hosts), with a demo data set of documentation-
 reserved addresses and public facts. Requests need the demo token as a bearer
-header. --fault (or the X-Sandbox-Fault request header) injects failures; see
-pkg/sandbox/FAULTS.md.`,
+header. --fault (or the X-Sandbox-Fault request header, for one request)
+injects failures.
+
+A fault spec is clauses joined by ";", at most one action and any modifiers:
+  actions    status=N (or just N), reset, reset=mid, truncate, malformed,
+             html, html-latin1, huge=MiB, empty, array, slow-drip[=D],
+             redirect-loop, redirect=URL, invisible, escape
+  modifiers  latency=D, content-type=T, retry-after=S, retry-after-date[=S],
+             times=N (only the first N requests of each value),
+             rate=P (only the values whose FNV-1a hash is below P of 2^32)
+For example 'status=503;times=2' fails every value twice, then answers.
+The README's section "The sandbox" has the details.`,
 		Example: `  tilookup sandbox serve --addr 127.0.0.1:8080 --events-addr 127.0.0.1:8081
   curl -H "Authorization: Bearer ` + sandbox.DemoToken + `" 'http://127.0.0.1:8080/api/ti/resources/search?q=CVE-2021-44228'`,
 		Args: cobra.NoArgs,
@@ -53,7 +63,7 @@ pkg/sandbox/FAULTS.md.`,
 	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "search listener `address`")
 	fl.StringVar(&opts.EventsAddr, "events-addr", "127.0.0.1:0", "events listener `address`")
 	fl.StringVar(&opts.Token, "token", "", "accepted bearer `token` (default: the demo token)")
-	fl.StringVar(&opts.Faults, "fault", "", "fault `spec` for every request (see FAULTS.md)")
+	fl.StringVar(&opts.Faults, "fault", "", "fault `spec` for every request (see above)")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not log requests to stderr")
 	cmd.AddCommand(serve)
 	return cmd

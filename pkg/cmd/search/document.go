@@ -6,30 +6,12 @@ import (
 	"io"
 	"time"
 
-	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
 )
-
-// isDocument reports whether format is one document for the whole run
-// (-o md, -o stix), written once at the end rather than streamed.
-func isDocument(f output.Format) bool { return f == output.MD || f == output.STIX }
-
-// checkDocumentFlags refuses the flags that mean nothing for format,
-// before anything is sent.
-func checkDocumentFlags(opts *Options, f output.Format) error {
-	if opts.TLP == "" {
-		return nil
-	}
-	if f != output.STIX {
-		return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
-	}
-	_, err := export.ParseTLP(opts.TLP)
-	return err
-}
 
 // collector is the Sink of a document: it counts each result as sink
 // does and keeps it in the report.
@@ -89,8 +71,11 @@ func documentTitle(r *report.Report, multi bool) string {
 }
 
 func writeDocument(w io.Writer, format output.Format, r *report.Report, opts *Options) error {
-	if format == output.STIX {
+	switch format {
+	case output.STIX:
 		return export.STIX(w, r, export.STIXOptions{TLP: opts.TLP})
+	case output.MISP:
+		return export.MISP(w, r, export.MISPOptions{TLP: opts.TLP, ToIDS: opts.ToIDS})
 	}
 	// Markdown goes into tickets: defanged unless asked otherwise.
 	return export.Markdown(w, r, export.MarkdownOptions{Defang: opts.Defang || !opts.DefangSet})

@@ -59,6 +59,7 @@ type Options struct {
 	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
 	CSVRaw      bool
 	TLP         string
+	ToIDS       bool
 	Sandbox     bool
 	Web         bool
 	Resource    string
@@ -98,10 +99,12 @@ Several values print one summary row each in table mode, a JSON array with
 -o json, one line each with -o ndjson, always in input order. A value that
 fails becomes an error record, so no input is lost.
 
--o md and -o stix write one document for the whole run, once every value
-has been looked up (nothing is printed before): Markdown to paste into a
-ticket, with the indicators defanged unless --defang=false, or a STIX 2.1
-bundle for a threat-intelligence platform, marked with --tlp.
+-o md, -o stix and -o misp write one document for the whole run, once every
+value has been looked up (nothing is printed before): Markdown to paste into
+a ticket, with the indicators defanged unless --defang=false, a STIX 2.1
+bundle for a threat-intelligence platform, or a MISP event (unpublished,
+your organisation only) holding the matched values, with to_ids set only
+with --to-ids. --tlp marks the bundle or tags the event.
 
 With -e, the exit status is like grep's: 0 when at least one value matched,
 1 when none did; an error (2-6, 130) wins over both.
@@ -149,7 +152,8 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	fl.StringVar(&opts.Resource, "resource", "", "with --web: open this resource's page (`NAME`)")
 	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send long output through the pager")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: TLP marking (clear, green, amber, red)")
+	fl.StringVar(&opts.TLP, "tlp", "", "TLP `level`: "+strings.Join(export.TLPLevels, "|"))
+	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -181,7 +185,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDocumentFlags(opts, outOpts.Format); err != nil {
+	if err := cmdutil.CheckExportFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	outOpts.Preview = opts.Preview
@@ -198,7 +202,7 @@ func run(ctx context.Context, opts *Options) error {
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
 	src := newSource(opts, in, single)
-	if isDocument(outOpts.Format) {
+	if cmdutil.IsDocument(outOpts.Format) {
 		var bar *progress
 		if multi && opts.IO.IsStderrTTY() {
 			// Nothing shows on stdout until the end: the bar shows

@@ -38,14 +38,17 @@ func newWriter(o output.Options, opts *Options, title string, now time.Time) (wr
 		return newCSVWriter(o, opts), nil
 	case output.Table, "":
 		return &tableWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now}}, nil
-	case output.MD, output.STIX:
+	case output.MD, output.STIX, output.MISP:
 		return &documentWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now.UTC()}}, nil
 	}
-	return nil, failure.New(failure.Usage, "triage cannot write -o %s: use table, json, ndjson, csv, md or stix", o.Format)
+	if err := output.CheckFormat("triage", o.Format); err != nil {
+		return nil, err
+	}
+	return nil, failure.New(failure.Usage, "triage cannot write -o %s yet", o.Format)
 }
 
-// documentWriter keeps the run and writes it at the end as Markdown or a
-// STIX bundle (pkg/export): neither can be streamed.
+// documentWriter keeps the run and writes it at the end as Markdown, a
+// STIX bundle or a MISP event (pkg/export): none can be streamed.
 type documentWriter struct {
 	o    output.Options
 	opts *Options
@@ -64,9 +67,13 @@ func (w *documentWriter) Close(sum report.Summary, skipped *skipList) error {
 	// A document read later must say that it stops short.
 	w.rep.Skipped, w.rep.Interrupted = skipped.Slice(), sum.Interrupted
 	var err error
-	if w.o.Format == output.STIX {
+	switch w.o.Format {
+	case output.STIX:
 		err = export.STIX(w.o.Out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
-	} else {
+	case output.MISP:
+		// Skipped values are never attributes: MISP writes matches only.
+		err = export.MISP(w.o.Out, &w.rep, export.MISPOptions{TLP: w.opts.TLP, ToIDS: w.opts.ToIDS})
+	default:
 		// Markdown goes into tickets: defanged unless asked otherwise.
 		err = export.Markdown(w.o.Out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
 	}

@@ -42,10 +42,20 @@ func (w *tableWriter) Close(sum report.Summary, skipped *skipList) error {
 	}
 	t := &tableText{o: w.o, defang: w.opts.Defang, width: width}
 	t.render(&w.rep, sum, w.opts.ShowSkipped)
-	if _, err := w.o.Out.Write(t.b.Bytes()); err != nil {
+	out := w.o.Out
+	if w.o.TTY && w.opts.StartPager != nil {
+		// A report's table is often longer than the screen; paged, its
+		// summary line does not scroll away. The pager starts only now,
+		// with the whole table, so that the lookups' progress and errors
+		// are never hidden behind it.
+		stop := w.opts.StartPager()
+		defer stop()
+		out = w.opts.IO.Out
+	}
+	if _, err := out.Write(t.b.Bytes()); err != nil {
 		return ioErr(err)
 	}
-	return flushOut(w.o.Out)
+	return flushOut(out)
 }
 
 // tableText lays a report out as text for a person.
@@ -56,13 +66,24 @@ type tableText struct {
 	b      bytes.Buffer
 }
 
-// maxValueColumn bounds the value column: a longer value (a URL, a
-// SHA-512) takes its own width and the rest of its row moves over.
+// maxValueColumn bounds the value column at 80 columns or when the width
+// is unknown: a longer value (a URL, a SHA-512) takes its own width and the
+// rest of its row moves over. A wider terminal gives it up to half its
+// width.
 const maxValueColumn = 40
 
+func (t *tableText) valueColumn() int { return max(maxValueColumn, t.width/2) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
-	fmt.Fprintf(&t.b, "%d indicators: %d matched, %d no match, %d unsupported, %d failed, %d skipped",
-		sum.Total+sum.Skipped, sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+	fmt.Fprintf(&t.b, "%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped",
+		plural(sum.Total+sum.Skipped, "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
 	if sum.URLHosts > 0 {
 		fmt.Fprintf(&t.b, " (%d of them URL hosts)", sum.URLHosts)
 	}
@@ -145,7 +166,7 @@ func (t *tableText) section(title string, rs []row) {
 			}
 		}
 		r.typ = report.TypeLabel(r.typ, r.fromURL)
-		if n := utf8.RuneCountInString(r.value); n <= maxValueColumn {
+		if n := utf8.RuneCountInString(r.value); n <= t.valueColumn() {
 			vw = max(vw, n)
 		}
 		tw = max(tw, len(r.typ))
@@ -172,7 +193,7 @@ func (t *tableText) matched(inds []report.Indicator) {
 	values := make([]string, len(inds))
 	for i, ind := range inds {
 		values[i] = t.value(ind.Value, ind.Type)
-		if n := utf8.RuneCountInString(values[i]); n <= maxValueColumn {
+		if n := utf8.RuneCountInString(values[i]); n <= t.valueColumn() {
 			vw = max(vw, n)
 		}
 		tw = max(tw, len(report.TypeLabel(ind.Type, ind.FromURL)))

@@ -39,6 +39,9 @@ type Options struct {
 	Setting func(key string) (string, error)
 	// Now is the time of the lookups, for the report.
 	Now func() time.Time
+	// StartPager sends stdout through the pager when it is a terminal
+	// (cmdutil.StartPager); nil = never.
+	StartPager func() (stop func())
 	// Cache wraps the client's Searcher in the answer cache when it is on
 	// (cmdutil.Factory.Cached); nil = no cache.
 	Cache cmdutil.CacheFunc
@@ -53,7 +56,9 @@ type Options struct {
 	Defang      bool
 	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
 	CSVRaw      bool
+	NoPager     bool
 	TLP         string
+	ToIDS       bool
 	Sandbox     bool
 	Refresh     bool
 }
@@ -69,6 +74,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Setting:      f.Get,
 		Now:          time.Now,
 	}
+	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "triage [FILE...]",
 		Short: "Look up every indicator of a report, skipping the noise",
@@ -99,8 +105,10 @@ answers come (the summary last; its total counts the skipped too); -o ndjson
 one line per indicator, then one per skipped value, then {"summary": ...};
 -o csv one row per indicator and matching resource. --defang applies to table
 and CSV. -o md is Markdown for a ticket (defanged unless --defang=false) and
--o stix one STIX 2.1 bundle (marked with --tlp); both are written once the
-last answer is in.
+-o stix one STIX 2.1 bundle (marked with --tlp); -o misp one MISP event
+(unpublished, your organisation only, tagged with --tlp) holding the matched
+values only, never the skipped ones, with to_ids set only with --to-ids. All
+three are written once the last answer is in.
 
 The exit status is like grep's: 0 when any indicator matched, 1 when none
 did; a failed search wins with its code (the largest), 130 on Ctrl-C, after
@@ -137,7 +145,9 @@ the report of what finished.`,
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send the table through the pager")
+	fl.StringVar(&opts.TLP, "tlp", "", "TLP `level`: "+strings.Join(export.TLPLevels, "|"))
+	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -163,7 +173,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTLP(opts.TLP, outOpts.Format); err != nil {
+	if err := cmdutil.CheckExportFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	in, closeInputs, err := openInputs(opts)
@@ -208,18 +218,6 @@ func run(ctx context.Context, opts *Options) error {
 // input in an encoding that is not read.
 func (opts *Options) warn(msg string) {
 	fmt.Fprintf(opts.IO.ErrOut, "tilookup: warning: %s\n", msg)
-}
-
-// checkTLP refuses --tlp where it means nothing, before any request.
-func checkTLP(tlp string, f output.Format) error {
-	if tlp == "" {
-		return nil
-	}
-	if f != output.STIX {
-		return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
-	}
-	_, err := export.ParseTLP(tlp)
-	return err
 }
 
 // newSkipper builds the skip rules from the flags and the config.

@@ -535,3 +535,57 @@ func TestInterruptedTableSaysItIsIncomplete(t *testing.T) {
 		}
 	}
 }
+
+func TestTableSaysOneIndicator(t *testing.T) {
+	h := newHarness(t, output.Table)
+	h.in.WriteString("only 203.0.113.66 here\n")
+	h.stub("203.0.113.66", "IP reputation")
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.out.String(); !strings.HasPrefix(got, "1 indicator: 1 matched,") {
+		t.Errorf("table starts %q", got)
+	}
+}
+
+// At a terminal the table goes through the pager, started only once the
+// lookups are done; piped, never.
+func TestTablePagesAtATerminal(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		h := newHarness(t, output.Table)
+		h.opts.Output = func() (output.Options, error) { return output.Options{Format: output.Table, TTY: tty}, nil }
+		h.in.WriteString("only 203.0.113.66 here\n")
+		h.stub("203.0.113.66", "IP reputation")
+		started, stopped := 0, 0
+		h.opts.StartPager = func() func() {
+			started++
+			if h.reg.Requests() == 0 {
+				t.Error("the pager started before the lookups")
+			}
+			return func() { stopped++ }
+		}
+		if err := h.run(); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 1, false: 0}[tty]; started != want || stopped != want {
+			t.Errorf("tty %v: pager started %d, stopped %d times, want %d", tty, started, stopped, want)
+		}
+	}
+}
+
+// The value column widens with the terminal: at 200 columns a 60-character
+// URL keeps the column aligned; at 80 it takes its own width.
+func TestValueColumnWidensWithTheTerminal(t *testing.T) {
+	long := "https://files.example.net/payloads/2026/11/loader-stage-two.bin" // 63 characters
+	rs := func() []row { return []row{{long, "url", "", ""}, {"198.51.100.250", "ipv4", "", ""}} }
+	wide := &tableText{width: 200}
+	wide.section("No match", rs())
+	if !strings.Contains(wide.b.String(), "\n  198.51.100.250"+strings.Repeat(" ", len(long)-len("198.51.100.250"))+"  ipv4") {
+		t.Errorf("200 columns:\n%s", wide.b.String())
+	}
+	narrow := &tableText{width: 80}
+	narrow.section("No match", rs())
+	if !strings.Contains(narrow.b.String(), "\n  198.51.100.250  ipv4") {
+		t.Errorf("80 columns:\n%s", narrow.b.String())
+	}
+}

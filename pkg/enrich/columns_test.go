@@ -1,0 +1,133 @@
+package enrich
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
+
+func TestDetectColumns(t *testing.T) {
+	col := func(cells ...string) []string { return cells }
+	tests := []struct {
+		name  string
+		cells []string
+		want  ioc.Type // "" = not taken
+	}{
+		{"ipv4", col("203.0.113.5", "198.51.100.7", "192.0.2.1"), ioc.IPv4},
+		{"ipv6", col("2001:db8::1", "2001:db8::2"), ioc.IPv6},
+		{"domain", col("login-update.example.net", "nothing.example.org", "a.example.com"), ioc.Domain},
+		{"url", col("http://a.example.com/x", "https://b.example.org/?q=1"), ioc.URL},
+		{"md5", col("44d88612fea8a8f36de82e1278abb02f", "0000000000000000000000000000000a"), ioc.MD5},
+		{"sha1", col("3395856ce81f2b7382dee72602f798b642f14140"), ioc.SHA1},
+		{"sha256", col("275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"), ioc.SHA256},
+		{"cve", col("CVE-2021-44228", "CVE-2014-0160"), ioc.CVE},
+		{"email", col("alice@example.com", "bob@example.org"), ioc.Email},
+		{"defanged domains", col("evil[.]example[.]com", "bad[.]example[.]net"), ioc.Domain},
+		{"empty cells do not count", col("203.0.113.5", "", "", "", ""), ioc.IPv4},
+		{"most of one type", col("203.0.113.5", "198.51.100.7", "n/a"), ioc.IPv4},
+		{"half is not most", col("203.0.113.5", "n/a"), ""},
+		{"free text with indicators", col("blocked 203.0.113.5", "allowed 198.51.100.7 to example.com", "203.0.113.9"), ""},
+		{"one free-text cell in three is free text", col("203.0.113.5", "198.51.100.7", "see ticket 42"), ""},
+		{"user agents", col("Mozilla/5.0 (X11; Linux x86_64)", "curl/8.5.0"), ""},
+		{"timestamps", col("2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z"), ""},
+		{"numbers", col("443", "80", "8080"), ""},
+		{"actions", col("allowed", "blocked", "allowed"), ""},
+		{"file names", col("invoice.pdf", "update.zip"), ""},
+		{"all empty", col("", ""), ""},
+		{"hashes of several kinds", col("44d88612fea8a8f36de82e1278abb02f", "", "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"), ioc.MD5},
+		{"addresses of both kinds", col("203.0.113.5", "2001:db8::1", "n/a"), ioc.IPv4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rows [][]string
+			for _, c := range tt.cells {
+				rows = append(rows, []string{"x", c})
+			}
+			cols := DetectColumns([]string{"id", "c"}, rows)
+			switch {
+			case tt.want == "" && len(cols) > 0:
+				t.Errorf("took %+v, want none", cols)
+			case tt.want != "" && (len(cols) != 1 || cols[0].Name != "c" || cols[0].Index != 1 || cols[0].Type != tt.want):
+				t.Errorf("took %+v, want c as %s", cols, tt.want)
+			}
+		})
+	}
+}
+
+// Detection reads the records of the export itself: a CSV's header names
+// the columns, an NDJSON's fields in order of first appearance.
+func TestOpenDetects(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     string
+	}{
+		{"csv", "time,src_ip,msg,dest\n1,203.0.113.5,hello world,a.example.com\n2,198.51.100.1,x y,b.example.org\n", "src_ip:1 dest:3"},
+		{"tsv", "time\tsrc_ip\n1\t203.0.113.5\n", "src_ip:1"},
+		{"ndjson", `{"t":1,"msg":"a b"}` + "\n" + `{"t":2,"hash":"44d88612fea8a8f36de82e1278abb02f","n":5}` + "\n", "hash:-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, layout, err := Open(strings.NewReader(tt.in), Auto, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range layout.Columns {
+				got = append(got, c.Name+":"+itoa(c.Index))
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("columns %q, want %q", strings.Join(got, " "), tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		names    []string
+		want     string
+	}{
+		{"empty", "", nil, "the input is empty"},
+		{"blank", " \n\n", nil, "the input is empty"},
+		{"no indicator column", "a,b\nx,y\n", nil, "no column of indicators found in the first 100 records; name them with --column NAME"},
+		{"no indicator field", `{"a":"x y"}`, nil, "no field of indicators"},
+		{"unknown column", "a,b\nx,y\n", []string{"c"}, `no column "c" in the header; the columns are: a, b`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Open(strings.NewReader(tt.in), Auto, tt.names)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	return string(rune('0' + n))
+}
+
+// The notice names a column of mixed hashes or addresses by its family.
+func TestDetectColumnsKind(t *testing.T) {
+	for _, tt := range []struct {
+		cells []string
+		kind  string
+	}{
+		{[]string{"44d88612fea8a8f36de82e1278abb02f", "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"}, "hashes"},
+		{[]string{"203.0.113.5", "2001:db8::1"}, "addresses"},
+		{[]string{"203.0.113.5", "198.51.100.7"}, "ipv4"},
+	} {
+		var rows [][]string
+		for _, c := range tt.cells {
+			rows = append(rows, []string{c})
+		}
+		if cols := DetectColumns([]string{"c"}, rows); len(cols) != 1 || cols[0].Kind != tt.kind {
+			t.Errorf("%q: %+v, want kind %s", tt.cells, cols, tt.kind)
+		}
+	}
+}

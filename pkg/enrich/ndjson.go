@@ -1,0 +1,94 @@
+package enrich
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// Field is one top-level member of an NDJSON object.
+type Field struct {
+	Name  string
+	Value json.RawMessage // as written
+}
+
+// Fields reads the top-level members of one NDJSON line, in order. A line
+// that is not one JSON object is an input error.
+func Fields(raw []byte) ([]Field, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errNotObject
+	}
+	var out []Field
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errNotObject
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errNotObject
+		}
+		out = append(out, Field{Name: name, Value: v})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, errNotObject
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errNotObject // something after the object
+	}
+	return out, nil
+}
+
+var errNotObject = failure.New(failure.Input, "not one JSON object: written back unchanged")
+
+// Text is the text of a field's value as an indicator cell: a string's
+// content, "" for null, the literal for anything else (a number, a
+// boolean; an object or an array, which is no indicator).
+func Text(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) > 0 && v[0] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	}
+	if string(v) == "null" {
+		return ""
+	}
+	return string(v)
+}
+
+// insertField writes obj (a JSON object's raw bytes, white space around it
+// allowed) with member name: value added before its closing brace, every
+// other byte unchanged (unknown fields, number spellings, key order).
+func insertField(b *bytes.Buffer, obj []byte, name string, value []byte) bool {
+	end := bytes.LastIndexByte(obj, '}')
+	if end < 0 {
+		return false
+	}
+	b.Write(obj[:end])
+	inner := bytes.TrimSpace(obj[bytes.IndexByte(obj, '{')+1 : end])
+	if len(inner) > 0 {
+		b.WriteByte(',')
+	}
+	writeJSONString(b, name)
+	b.WriteByte(':')
+	b.Write(value)
+	b.Write(obj[end:])
+	return true
+}
+
+// writeJSONString writes s as a JSON string, without the HTML escapes of
+// encoding/json: the output is for jq, not a web page.
+func writeJSONString(b *bytes.Buffer, s string) {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.WriteString(strings.TrimSuffix(sb.String(), "\n"))
+}

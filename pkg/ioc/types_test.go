@@ -1,0 +1,97 @@
+package ioc
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+)
+
+// TestTypeTable: one row per type of AllTypes, in its order, each mapped
+// everywhere: a type added without its row, or a row left incomplete, fails
+// here rather than falling silently out of a STIX bundle or MISP event.
+func TestTypeTable(t *testing.T) {
+	if len(Types()) != len(AllTypes) {
+		t.Fatalf("%d rows for %d types", len(Types()), len(AllTypes))
+	}
+	for i, r := range Types() {
+		if r.Type != AllTypes[i] {
+			t.Errorf("row %d is %s, want %s (the order of AllTypes)", i, r.Type, AllTypes[i])
+		}
+		if r.Strategy == "" || r.STIX.Type == "" || r.MISP.Type == "" || r.MISP.Category == "" || len(r.MISP.Matches) == 0 {
+			t.Errorf("%s: incomplete row %+v", r.Type, r)
+		}
+		if got, ok := Info(r.Type); !ok || got.Type != r.Type {
+			t.Errorf("Info(%s) = %+v, %v", r.Type, got, ok)
+		}
+		if !slices.Contains(FromMISP(r.MISP.Type), r.Type) {
+			t.Errorf("%s: FromMISP(%s) = %v, misses the type's own attribute", r.Type, r.MISP.Type, FromMISP(r.MISP.Type))
+		}
+	}
+	if _, ok := Info(Unknown); ok || Strategy(Unknown) != "none" {
+		t.Errorf("Unknown has a row or a strategy")
+	}
+}
+
+// TestTypeMappings pins the mappings that other tools read: STIX 2.1
+// object types and hash keys, MISP attribute types.
+func TestTypeMappings(t *testing.T) {
+	for _, tc := range []struct {
+		typ              Type
+		stix, algo, misp string
+		sco              bool
+	}{
+		{MD5, "file", "MD5", "md5", true},
+		{SHA1, "file", "SHA-1", "sha1", true},
+		{SHA256, "file", "SHA-256", "sha256", true},
+		{SHA512, "file", "SHA-512", "sha512", true},
+		{IPv4, "ipv4-addr", "", "ip-dst", true},
+		{IPv6, "ipv6-addr", "", "ip-dst", true},
+		{Domain, "domain-name", "", "domain", true},
+		{URL, "url", "", "url", true},
+		{CVE, "vulnerability", "", "vulnerability", false},
+		{Email, "email-addr", "", "email-src", true},
+	} {
+		r, _ := Info(tc.typ)
+		if r.STIX.Type != tc.stix || r.STIX.HashAlgo != tc.algo || r.STIX.SCO != tc.sco || r.MISP.Type != tc.misp {
+			t.Errorf("%s: %+v", tc.typ, r)
+		}
+	}
+	if got := FromMISP("ip-src"); !slices.Equal(got, []Type{IPv4, IPv6}) {
+		t.Errorf("FromMISP(ip-src) = %v", got)
+	}
+	if got := FromMISP("ip-dst|port"); got != nil {
+		t.Errorf("FromMISP of a composite type = %v: the caller splits it", got)
+	}
+}
+
+// TestMISPDefaults: each row's attribute type exists in MISP, its
+// category and to_ids are MISP's own defaults, and the category allows the
+// type (MISP's describeTypes, testdata/misp).
+func TestMISPDefaults(t *testing.T) {
+	b, err := os.ReadFile("testdata/misp/describeTypes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Result struct {
+			SaneDefaults map[string]struct {
+				Category string `json:"default_category"`
+				ToIDs    int    `json:"to_ids"`
+			} `json:"sane_defaults"`
+			Mappings map[string][]string `json:"category_type_mappings"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Types() {
+		def, ok := d.Result.SaneDefaults[r.MISP.Type]
+		if !ok || def.Category != r.MISP.Category || (def.ToIDs == 1) != r.MISP.ToIDs {
+			t.Errorf("%s: %s %q to_ids %v; MISP says %+v (known: %v)", r.Type, r.MISP.Type, r.MISP.Category, r.MISP.ToIDs, def, ok)
+		}
+		if !slices.Contains(d.Result.Mappings[r.MISP.Category], r.MISP.Type) {
+			t.Errorf("%s: MISP's category %q does not allow %s", r.Type, r.MISP.Category, r.MISP.Type)
+		}
+	}
+}

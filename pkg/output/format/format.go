@@ -1,0 +1,189 @@
+// Package format is the registry of output formats: the one table that
+// -o/--output validation, its flag help, the completion of its values and
+// the validation of the output config key read. It imports nothing of
+// tilookup's, so that pkg/config can read it without compiling the printers.
+//
+// Adding a format is one file plus one row: write the printer in the
+// package of the records it prints (pkg/output for search results, the
+// command's package for its own records, pkg/export for documents), add
+// its row to rows below naming the commands that print it, and make each
+// of those commands' printer constructors (output.NewSearchPrinter,
+// triage's newWriter, cmdutil.ListWriter, output.PrintEvents) build it: a
+// constructor given a format its command does not list returns an error,
+// so a row never makes a command print nothing.
+//
+// Letting one more command print a format is one place too: that row's
+// Commands, plus the command's constructor.
+//
+// Names reserved for work in progress have a constant below but no row
+// yet, so -o refuses them until their printer exists. Their rows will be:
+//
+//	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
+//	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
+//	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},
+//
+// pivot and watch add themselves to misp's row when they write it (watch
+// streaming MISP events one by one would need a row of Kind Stream).
+package format
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Name is an output format name as given to -o/--output, lower case.
+type Name string
+
+const (
+	Table  Name = "table"
+	JSON   Name = "json"
+	NDJSON Name = "ndjson"
+	CSV    Name = "csv"
+	MD     Name = "md"
+	STIX   Name = "stix"
+	MISP   Name = "misp"
+
+	// Reserved: no row yet (see the package comment).
+	DOT     Name = "dot"
+	Mermaid Name = "mermaid"
+	HTML    Name = "html"
+)
+
+// Kind says how a format is written.
+type Kind uint8
+
+const (
+	// Stream: each record is written as it comes, and a stream of any
+	// length runs in bounded memory.
+	Stream Kind = iota
+	// Document: one document for the whole run, written at the end (the
+	// records are kept until then).
+	Document
+)
+
+// Spec is one row of the registry.
+type Spec struct {
+	Name Name
+	Kind Kind
+	// Commands are the commands that print this format, by their name
+	// as typed after tilookup (events for events me, cache for cache
+	// stats and cache clear, config for config list).
+	Commands []string
+	Help     string
+}
+
+// Streams reports whether records are written as they come.
+func (s Spec) Streams() bool { return s.Kind == Stream }
+
+// Supports reports whether command prints this format.
+func (s Spec) Supports(command string) bool { return slices.Contains(s.Commands, command) }
+
+// records lists the commands that print records in every streaming format.
+var records = []string{"search", "triage", "detect", "extract", "events"}
+
+// reports lists the commands that print one fixed report, as text or JSON.
+var reports = []string{"version", "cache", "config"}
+
+// rows is the registry, in the order help and completion list formats.
+// table is the default (config.DefaultOutput). version, cache and config
+// list print json or ndjson as JSON and anything else as text: they are
+// listed under table, json and ndjson.
+var rows = []Spec{
+	{Name: Table, Kind: Stream, Commands: slices.Concat(records, reports), Help: "aligned columns for reading"},
+	{Name: JSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "JSON (an array for several values)"},
+	{Name: NDJSON, Kind: Stream, Commands: slices.Concat(records, reports), Help: "one JSON object per line"},
+	{Name: CSV, Kind: Stream, Commands: records, Help: "comma-separated values with a header"},
+	{Name: MD, Kind: Document, Commands: []string{"search", "triage"}, Help: "a Markdown report of the run"},
+	{Name: STIX, Kind: Document, Commands: []string{"search", "triage"}, Help: "a STIX 2.1 bundle of the run"},
+	{Name: MISP, Kind: Document, Commands: []string{"search", "triage"}, Help: "a MISP event (JSON) of the run"},
+}
+
+// All returns every row, in help order. The caller must not modify it.
+func All() []Spec { return rows }
+
+// Names lists every valid format name, in help order.
+func Names() []string {
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = string(r.Name)
+	}
+	return names
+}
+
+// For lists the formats command prints, in help order.
+func For(command string) []Name {
+	var names []Name
+	for _, r := range rows {
+		if r.Supports(command) {
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// Lookup returns the row of a format name (case and surrounding spaces
+// ignored).
+func Lookup(name string) (Spec, bool) {
+	n := Name(strings.ToLower(strings.TrimSpace(name)))
+	for _, r := range rows {
+		if r.Name == n {
+			return r, true
+		}
+	}
+	return Spec{}, false
+}
+
+// ErrUnknown is wrapped by Parse's error for a name with no row.
+var ErrUnknown = errors.New("invalid output format")
+
+// Parse checks a format name; case and surrounding spaces are ignored. ""
+// is Table, the default.
+func Parse(name string) (Name, error) {
+	if strings.TrimSpace(name) == "" {
+		return Table, nil
+	}
+	r, ok := Lookup(name)
+	if !ok {
+		return "", fmt.Errorf("%w %q: use one of %s", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	return r.Name, nil
+}
+
+// Check says whether command prints format n: nil, or an error naming the
+// commands that do and the formats this one takes. An unknown name is an
+// error too.
+func Check(command string, n Name) error {
+	r, ok := Lookup(string(n))
+	if !ok {
+		_, err := Parse(string(n))
+		return err
+	}
+	if r.Supports(command) {
+		return nil
+	}
+	return fmt.Errorf("-o %s is written by %s only: use %s here", r.Name, join(r.Commands, "and"), join(names(For(command)), "or"))
+}
+
+// HelpList is the flag help's list of names: "table, json, ndjson, ...".
+func HelpList() string { return strings.Join(Names(), ", ") }
+
+func names(ns []Name) []string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
+	}
+	return s
+}
+
+// join lists words as prose: "a", "a and b", "a, b or c".
+func join(words []string, conj string) string {
+	switch len(words) {
+	case 0:
+		return "nothing"
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}

@@ -1,0 +1,100 @@
+package format
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Name
+		bad  bool
+	}{
+		{"", Table, false},
+		{"table", Table, false},
+		{" JSON ", JSON, false},
+		{"ndjson", NDJSON, false},
+		{"Csv", CSV, false},
+		{"md", MD, false},
+		{"stix", STIX, false},
+		{"MISP", MISP, false},
+		{"yaml", "", true},
+		// Reserved names have no row: -o must refuse them until their
+		// printer exists.
+		{"dot", "", true},
+		{"mermaid", "", true},
+		{"html", "", true},
+	} {
+		got, err := Parse(tc.in)
+		if tc.bad {
+			if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "use one of table, json, ndjson, csv, md, stix, misp") {
+				t.Errorf("Parse(%q) = %q, %v; want an unknown-format error listing the formats", tc.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		f       Name
+		err     string // "" when the command prints f
+	}{
+		{"search", STIX, ""},
+		{"triage", MD, ""},
+		{"detect", CSV, ""},
+		{"events", Table, ""},
+		{"cache", JSON, ""},
+		{"detect", STIX, "-o stix is written by search and triage only: use table, json, ndjson or csv here"},
+		{"extract", MD, "-o md is written by search and triage only: use table, json, ndjson or csv here"},
+		{"cache", CSV, "-o csv is written by search, triage, detect, extract and events only: use table, json or ndjson here"},
+		{"search", "yaml", `invalid output format "yaml"`},
+		{"triage", MISP, ""},
+		{"detect", MISP, "-o misp is written by search and triage only"},
+		{"search", DOT, `invalid output format "dot"`},
+	} {
+		err := Check(tc.command, tc.f)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("Check(%s, %s) = %v, want nil", tc.command, tc.f, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("Check(%s, %s) = %v, want %q", tc.command, tc.f, err, tc.err)
+		}
+	}
+}
+
+// TestRows: every row is reachable and consistent, so that a row added by
+// copy and paste cannot shadow another or be printed by no command.
+func TestRows(t *testing.T) {
+	seen := map[Name]bool{}
+	for _, r := range All() {
+		if seen[r.Name] {
+			t.Errorf("%s: two rows", r.Name)
+		}
+		seen[r.Name] = true
+		if r.Name != Name(strings.ToLower(string(r.Name))) || strings.TrimSpace(string(r.Name)) != string(r.Name) {
+			t.Errorf("%s: a name is lower case without spaces", r.Name)
+		}
+		if len(r.Commands) == 0 || r.Help == "" {
+			t.Errorf("%s: no command prints it, or no help", r.Name)
+		}
+		for _, c := range r.Commands {
+			if !slices.Contains(For(c), r.Name) {
+				t.Errorf("For(%s) misses %s", c, r.Name)
+			}
+		}
+	}
+	if got := HelpList(); got != "table, json, ndjson, csv, md, stix, misp" {
+		t.Errorf("HelpList() = %q", got)
+	}
+	if !slices.Equal(For("version"), []Name{Table, JSON, NDJSON}) {
+		t.Errorf("For(version) = %v", For("version"))
+	}
+}
