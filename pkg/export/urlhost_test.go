@@ -44,4 +44,19 @@ func TestURLHostMarked(t *testing.T) {
 	if strings.Count(stix.String(), "x_tilookup_from_url") != 1 {
 		t.Errorf("STIX marks a value not taken from a URL:\n%s", stix.String())
 	}
+	// MISP holds the matched ones: the mark is in the attribute's comment.
+	matched := &report.Report{Title: "t", Time: r.Time, Indicators: []report.Indicator{
+		{Value: "evil.example.com", Type: "domain", FromURL: "https://evil.example.com/x",
+			Resp: &api.SearchResponse{Results: []api.Result{{Resource: "passive_dns", Label: "Passive DNS"}}}},
+	}}
+	if matched.Indicators[0].Status() != report.Matched {
+		t.Fatalf("the test's indicator is %s", matched.Indicators[0].Status())
+	}
+	var misp bytes.Buffer
+	if err := MISP(&misp, matched, MISPOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(misp.String(), "The host of https://evil.example.com/x, a URL in the report"); n != 1 {
+		t.Errorf("MISP: %d marks, want 1:\n%s", n, misp.String())
+	}
 }
