@@ -117,7 +117,7 @@ func (m *mdWriter) matches(r *report.Report) {
 			if label == "" {
 				label = res.Resource
 			}
-			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(typeOf(in), true),
+			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(report.TypeLabel(typeOf(in), in.FromURL), true),
 				mdLink(mdText(label, true), res.DetailURL), mdText(res.Group, true), mdText(res.Count.String(), true))
 		}
 	}
@@ -135,7 +135,7 @@ func (m *mdWriter) list(r *report.Report, title string, status report.Status, re
 			m.printf("\n## %s\n\n", title)
 			header = true
 		}
-		m.item(m.indicator(in.Value, typeOf(in), false), typeOf(in), reason(in))
+		m.item(m.indicator(in.Value, typeOf(in), false), m.typeText(typeOf(in), in.FromURL), reason(in))
 	}
 }
 
@@ -145,14 +145,26 @@ func (m *mdWriter) skipped(r *report.Report) {
 	}
 	m.printf("\n## Skipped\n\n")
 	for _, s := range r.Skipped {
-		m.item(m.indicator(s.Value, s.Type, false), s.Type, s.Reason)
+		m.item(m.indicator(s.Value, s.Type, false), m.typeText(s.Type, s.FromURL), s.Reason)
 	}
 }
 
+// typeText is a list item's type, as Markdown: "domain", or for a host
+// taken from a URL "domain, host of `hxxps[:]//…`" (the URL defanged like
+// the values).
+func (m *mdWriter) typeText(typ, fromURL string) string {
+	t := mdText(typ, false)
+	if fromURL != "" {
+		t += ", host of " + m.indicator(fromURL, "url", false)
+	}
+	return t
+}
+
+// item is one line of a list; typ is Markdown already (typeText).
 func (m *mdWriter) item(value, typ, reason string) {
 	m.printf("- %s", value)
 	if typ != "" {
-		m.printf(" (%s)", mdText(typ, false))
+		m.printf(" (%s)", typ)
 	}
 	if reason != "" {
 		m.printf(": %s", mdText(reason, false))

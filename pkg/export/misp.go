@@ -40,6 +40,9 @@ type Finding struct {
 	// are named in the comment, since the event format has no reference
 	// between two plain attributes.
 	Related []Relation
+	// FromURL is the URL a host was taken from (triage); named in the
+	// comment.
+	FromURL string
 }
 
 // Relation is an edge from a finding to another value.
@@ -112,7 +115,7 @@ func MISP(w io.Writer, r *report.Report, opts MISPOptions) error {
 		if in.Status() != report.Matched {
 			continue
 		}
-		run.Findings = append(run.Findings, Finding{Value: in.Value, Type: ioc.Type(typeOf(in)), Matches: in.Resp.Results})
+		run.Findings = append(run.Findings, Finding{Value: in.Value, Type: ioc.Type(typeOf(in)), Matches: in.Resp.Results, FromURL: in.FromURL})
 	}
 	return MISPEvent(w, run, opts)
 }
@@ -227,6 +230,9 @@ func findingComment(f Finding) string {
 			rel = append(rel, s)
 		}
 		c += ". Related to: " + strings.Join(rel, "; ")
+	}
+	if f.FromURL != "" {
+		c += ". The host of " + f.FromURL + ", a URL in the report"
 	}
 	return c
 }

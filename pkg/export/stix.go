@@ -61,7 +61,10 @@ type object struct {
 	Abstract           string            `json:"abstract,omitempty"`
 	Content            string            `json:"content,omitempty"`
 	ObjectRefs         []string          `json:"object_refs,omitempty"`
-	ObjectMarkingRefs  []string          `json:"object_marking_refs,omitempty"`
+	// XFromURL, a custom property (STIX 2.1 3.1: x_ prefix), is on the
+	// observable of a host that triage took from a URL: the URL.
+	XFromURL          string   `json:"x_tilookup_from_url,omitempty"`
+	ObjectMarkingRefs []string `json:"object_marking_refs,omitempty"`
 }
 
 type externalRef struct {
@@ -188,6 +191,7 @@ func (b *bundler) add(in report.Indicator) error {
 	if !b.seen[sco.ID] {
 		b.seen[sco.ID] = true
 		sco.ObjectMarkingRefs = b.marking
+		sco.XFromURL = in.FromURL
 		b.objects = append(b.objects, sco)
 	}
 	if in.Status() != report.Matched {
@@ -256,7 +260,11 @@ func matchDescription(in report.Indicator) string {
 	if in.Status() != report.Matched {
 		return ""
 	}
-	return matchedIn(in.Resp.Results)
+	d := matchedIn(in.Resp.Results)
+	if in.FromURL != "" {
+		d += ". The host of " + in.FromURL + ", a URL in the report."
+	}
+	return d
 }
 
 // matchedIn names the matching resources and their counts (STIX

@@ -29,6 +29,9 @@ func Detect(s string) Type {
 	if isIPv4(s) {
 		return IPv4
 	}
+	if isCIDR(s) {
+		return CIDR
+	}
 	if isIPv6(s) {
 		return IPv6
 	}
@@ -401,4 +404,40 @@ func hasSubstr[T string | []byte](s T, sub string) bool {
 		return bytes.Contains(s, []byte(sub))
 	}
 	return false
+}
+
+// isCIDR accepts an address block: an IPv4 address (as isIPv4) or an IPv6
+// address without a zone, '/', and a prefix length within the address's
+// bits, written without a leading zero.
+func isCIDR[T string | []byte](s T) bool {
+	k := -1
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			k = i
+			break
+		}
+	}
+	if k <= 0 {
+		return false
+	}
+	p := s[k+1:]
+	if len(p) == 0 || len(p) > 3 || len(p) > 1 && p[0] == '0' {
+		return false
+	}
+	bits := 0
+	for i := 0; i < len(p); i++ {
+		if !isDigit(p[i]) {
+			return false
+		}
+		bits = bits*10 + int(p[i]-'0')
+	}
+	a := s[:k]
+	if isIPv4(a) {
+		return bits <= 32
+	}
+	if indexByte(a, '%') >= 0 || len(a) > 0 && a[0] == '[' {
+		return false
+	}
+	_, ok := parseIPv6(a)
+	return ok && bits <= 128
 }

@@ -20,6 +20,29 @@ import (
 type Indicator struct {
 	Value string
 	Type  Type
+	// FromURL is set on a URL's host reported on its own (ExtractOptions'
+	// URLHosts): the URL it was taken from.
+	FromURL string
+}
+
+// URLHost is the host of a URL as an indicator of its own, normalized,
+// and its type (a domain or an address); "" when the host is neither (a
+// single-label name such as http://intranet/).
+func URLHost(u string) (string, Type) {
+	p, ok := splitURL(u)
+	if !ok || p.hostEnd <= p.host {
+		return "", Unknown
+	}
+	h := u[p.host:p.hostEnd]
+	if len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' {
+		h = h[1 : len(h)-1]
+	}
+	h = strings.TrimSuffix(h, ".")
+	switch t := Detect(h); t {
+	case Domain, IPv4, IPv6:
+		return Normalize(h, t), t
+	}
+	return "", Unknown
 }
 
 // extractor finds the candidates in one line at a time and keeps them, in
@@ -35,7 +58,11 @@ type extractor struct {
 
 	resume  int       // where scanning resumes after refang
 	scratch [2][]byte // refangLine's buffers
-	long    []byte    // cutLong's buffer
+	inv     []byte    // dropInvisibleInWords's buffer
+	// invisible: the text being processed holds an invisible character
+	// somewhere (hasInvisible), so each line is looked at for them.
+	invisible bool
+	long      []byte // cutLong's buffer
 }
 
 // candidate is an indicator found and normalized, not yet de-duplicated;
@@ -93,6 +120,11 @@ var anchor = func() (a [256]bool) {
 }()
 
 func (e *extractor) processLine(raw []byte) {
+	if e.invisible {
+		if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
+			raw, e.inv = r, r
+		}
+	}
 	e.l = raw
 	e.marks = e.marks[:0]
 	refanged := false
@@ -104,7 +136,7 @@ func (e *extractor) processLine(raw []byte) {
 		if i = nextAnchor(l, i); i >= n {
 			break
 		}
-		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' {
+		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !angleDot(l, i) && !bracketDot(l, i) {
 			// A word that ends a sentence ("report."): its token is the
 			// dot and the letters before it, short, with no digit, defang
 			// or other punctuation, so it is no candidate.
@@ -123,6 +155,9 @@ func (e *extractor) processLine(raw []byte) {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
 				continue
+			}
+			if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
+				worth = false
 			}
 			if worth {
 				if label {
@@ -184,21 +219,30 @@ func (e *extractor) defangAt(i int) bool {
 	n := len(l)
 	switch c := l[i]; c {
 	case '[', '(', '{':
-		if j, _, _ := bracketToken(l, i); j > 0 {
+		if j, _, _ := bracketToken(l, i); j > 0 || bracketDot(l, i+1) {
 			return true
 		}
 		return c == '[' && i > 0 && i+2 < n && l[i+1] == '.' && isAlnum(l[i-1]) && isAlnum(l[i+2])
 	case ']':
-		return i >= 2 && i+1 < n && l[i-1] == '.' && isAlnum(l[i-2]) && isAlnum(l[i+1])
+		return i >= 2 && i+1 < n && l[i-1] == '.' && isAlnum(l[i-2]) && isAlnum(l[i+1]) || bracketDot(l, i+1)
+	case ')', '}':
+		return bracketDot(l, i+1)
 	case '\\':
-		return i > 0 && i+2 < n && l[i+1] == '.' && isAlnum(l[i-1]) && isAlnum(l[i+2])
+		return i > 0 && i+2 < n && l[i+1] == '.' && isAlnum(l[i-1]) && isAlnum(l[i+2]) ||
+			escapedSlash(l, i) || escapedBracketDot(l, i) > 0
 	case '.':
+		if angleDot(l, i) || bracketDot(l, i) {
+			return true
+		}
 		return i > 0 && i+2 < n && l[i-1] == ' ' && l[i+1] == ' ' && i >= 2 && isAlnum(l[i-2]) && spacedDotContinues(l, i+2)
 	case ':':
 		if i+2 >= n {
 			return false
 		}
 		if (l[i+1] == '\\' && l[i+2] == '\\') || (l[i+1] == '_' && l[i+2] == '_') {
+			return true
+		}
+		if _, _, ok := bracketedScheme(l, i); ok && l[i+1] == '/' && l[i+2] == '/' {
 			return true
 		}
 		s := i
@@ -209,6 +253,24 @@ func (e *extractor) defangAt(i int) bool {
 		return defanged
 	case 0xe3, 0xef:
 		return i > 0 && i+3 < n && isWideStop(l[i], l[i+1], l[i+2]) && isAlnum(l[i-1]) && isAlnum(l[i+3])
+	}
+	return false
+}
+
+// defangAfter tells whether the hard separator l[t] that ends a token
+// starts a defang that joins the token to what follows (http://example{.}com,
+// https://host\/x, 1<.>1): the token must then be read refanged, not as
+// the piece before the separator.
+func (e *extractor) defangAfter(t int) bool {
+	l := e.l
+	if t >= len(l) {
+		return false
+	}
+	switch l[t] {
+	case '\\', '{', '}':
+		return e.defangAt(t)
+	case '<':
+		return t+1 < len(l) && l[t+1] == '.' && angleDot(l, t+1)
 	}
 	return false
 }
@@ -295,6 +357,9 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 		if s < t && s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
 			return s, t, true, false, false
 		}
+		if e.defangAfter(t) {
+			return s, t, true, false, false
+		}
 	}
 	label = seen&sOther == 0
 	if t-s >= 32 {
@@ -377,6 +442,9 @@ func (e *extractor) look(s, t int, askDefang bool) (defanged, worth bool) {
 			return true, false
 		}
 	}
+	if askDefang && e.defangAfter(t) {
+		return true, false
+	}
 	if t-s >= 32 {
 		return false, true
 	}
@@ -442,14 +510,33 @@ func (e *extractor) token(a, b int) {
 		}
 		e.plain(a, s)
 		end := e.urlEnd(k+3, b)
-		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host {
-			e.emit(s, end, URL)
-		} else {
-			e.plain(k+3, end)
+		if end < b && l[end] == ',' && allDigits(l[k+3:end]) {
+			// http://192,168,0,1: an address written with commas, not
+			// the URL http://192 followed by a list.
+			a = b
+			break
 		}
+		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
+			e.emit(s, end, URL)
+		}
+		// A URL that is refused is skipped whole: a piece of it
+		// (tcp://a.a/test.com's test.com) is no indicator of its own.
 		a = end
 	}
 	e.plain(a, b)
+}
+
+// gluedScheme reports whether a scheme is http or https with letters glued
+// before it ("--~Chttp://"): the text is mangled there, and neither the
+// made-up scheme nor a guess at where the real one starts is reported.
+func gluedScheme(w []byte) bool {
+	n := len(w)
+	for _, real := range [...]string{"http", "https"} {
+		if n > len(real) && class[w[n-len(real)-1]]&cAlpha != 0 && strings.EqualFold(string(w[n-len(real):]), real) {
+			return true
+		}
+	}
+	return false
 }
 
 // urlEnd finds where a URL that goes on at l[i] ends, before b: at a comma
@@ -516,7 +603,8 @@ func (e *extractor) plain(a, b int) {
 // trim of its leading and trailing punctuation and classify by its dots.
 func (e *extractor) labelWord(ws, end int) {
 	l := e.l
-	for ws < end && !isAlnum(l[ws]) {
+	keep := keepUnderscore(l, ws, end)
+	for ws < end && !isAlnum(l[ws]) && !(keep && l[ws] == '_' && ws+1 < end && isAlnum(l[ws+1])) {
 		ws++
 	}
 	for end > ws && !isAlnum(l[end-1]) {
@@ -538,12 +626,19 @@ func (e *extractor) labelWord(ws, end int) {
 // a URL without a scheme takes in what follows its path (query, fragment).
 func (e *extractor) word(ws, we, limit int) int {
 	l := e.l
+	keep := keepUnderscore(l, ws, we)
 	for ws < we && l[ws] < utf8.RuneSelf && !isAlnum(l[ws]) {
 		if l[ws] == '/' {
 			return we // a path: /usr/lib/x.so, ./run.sh
 		}
 		if l[ws] == ':' && ws+1 < we && l[ws+1] == ':' {
 			break // ::ffff:192.0.2.1
+		}
+		if keep && l[ws] == '_' && ws+1 < we && isAlnum(l[ws+1]) {
+			break // _jabber._tcp.example.com
+		}
+		if pctEncoded(l, ws, we) {
+			ws += 2 // %2Fhost.com: the '/' of a URL in a query, encoded
 		}
 		ws++
 	}
@@ -554,9 +649,13 @@ func (e *extractor) word(ws, we, limit int) int {
 	if end <= ws {
 		return we
 	}
-	slash, at, colon, dot := -1, -1, -1, false
+	slash, at, colon, dot, pct := -1, -1, -1, false, -1
 	for i := ws; i < end; i++ {
 		switch l[i] {
+		case '%':
+			if pct < 0 {
+				pct = i
+			}
 		case '/':
 			if slash < 0 {
 				slash = i
@@ -573,6 +672,17 @@ func (e *extractor) word(ws, we, limit int) int {
 			dot = true
 		}
 	}
+	if pct > ws && (slash < 0 || pct < slash) {
+		// An encoded separator in what would be the host (host.com%2Fpath,
+		// host.com%3A443) ends it there: the host is one word and the
+		// rest another.
+		for p := pct; p < we && l[p] != '/'; p++ {
+			if pctEncoded(l, p, we) && class[hexByte(l[p+1], l[p+2])]&cLabel == 0 {
+				e.word(ws, p, p)
+				return e.word(p+3, we, limit)
+			}
+		}
+	}
 	switch {
 	case slash >= 0:
 		return e.slashWord(ws, end, slash, we, limit)
@@ -586,6 +696,30 @@ func (e *extractor) word(ws, we, limit int) int {
 		e.hashOrCVE(ws, end)
 	}
 	return we
+}
+
+// keepUnderscore tells whether a leading '_' of the word l[a:b] belongs to
+// it (a service label, _jabber._tcp.example.com) rather than to Markdown
+// emphasis around it (_evil.example_), which also ends with one.
+func keepUnderscore(l []byte, a, b int) bool {
+	return b > a && l[b-1] != '_' && l[a] == '_'
+}
+
+// pctEncoded reports whether l[i:b] starts with a percent-encoded byte.
+func pctEncoded(l []byte, i, b int) bool {
+	return i+2 < b && l[i] == '%' && isHex(l[i+1]) && isHex(l[i+2])
+}
+
+func hexByte(a, b byte) byte { return unhex(a)<<4 | unhex(b) }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 func isWordTrail(c byte) bool {
@@ -610,17 +744,24 @@ func (e *extractor) pieces(a, b int, sep byte) {
 	}
 }
 
-// slashWord: host[:port]/path is a URL without a scheme (its query and
-// fragment may follow), host[:port]/ with nothing after the slash is the
-// host, an IPv4 address with a short numeric suffix is a
-// CIDR block, reported as its address; anything else is split at slashes.
+// slashWord: an address with a prefix length is a CIDR block,
+// host[:port]/path is a URL without a scheme (its query and fragment may
+// follow), host[:port]/ with nothing after the slash is the host; anything
+// else is split at slashes.
 func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	l := e.l
-	if e.hostOK(ws, slash) {
-		if isIPv4(l[ws:slash]) && end-slash-1 >= 1 && end-slash-1 <= 2 && allDigits(l[slash+1:end]) && end == we {
-			e.ipv4(ws, slash)
-			return we
+	// An address block, also at the end of a sentence ("203.0.113.0/24."):
+	// a range, never the URL 203.0.113.0/24 nor its network address.
+	// An address with a prefix length out of range (10.0.0.0/33) is a
+	// refused block, and none of its pieces is reported.
+	if end-slash-1 >= 1 && end-slash-1 <= 3 && allDigits(l[slash+1:end]) && onlyDots(l[end:we]) &&
+		(isIPv4(l[ws:slash]) || isIPv6(l[ws:slash])) {
+		if isCIDR(l[ws:end]) && !e.versionBefore(ws) {
+			e.emit(ws, end, CIDR)
 		}
+		return we
+	}
+	if e.hostOK(ws, slash) {
 		uend := e.urlEnd(slash, limit)
 		if uend == slash+1 {
 			// example.com/ as an address bar shows it: the host.
@@ -632,6 +773,15 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	}
 	e.pieces(ws, end, '/')
 	return we
+}
+
+func onlyDots(s []byte) bool {
+	for _, c := range s {
+		if c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func allDigits(s []byte) bool {
@@ -846,14 +996,45 @@ func (e *extractor) hashOrCVE(a, b int) {
 	}
 }
 
+// spacedCVE finds a CVE ID written with a space after "CVE" ("CVE
+// 2014-1001", as advisories sometimes do) in the token l[s:t] that follows
+// it, and reports whether it found one.
+func (e *extractor) spacedCVE(s, t int) bool {
+	l := e.l
+	if s < 4 || l[s-1] != ' ' || lower(l[s-4]) != 'c' || lower(l[s-3]) != 'v' || lower(l[s-2]) != 'e' ||
+		s > 4 && (isAlnum(l[s-5]) || l[s-5] == '-') {
+		return false
+	}
+	j := s + 4
+	if j >= t || l[j] != '-' || !allDigits(l[s:j]) {
+		return false
+	}
+	k := j + 1
+	for k < t && isDigit(l[k]) {
+		k++
+	}
+	if k-j-1 < 4 || k < t && (isAlnum(l[k]) || l[k] == '-') {
+		return false
+	}
+	var buf [64]byte
+	v := append(append(buf[:0], "CVE-"...), l[s:k]...)
+	if !isCVE(v) {
+		return false
+	}
+	e.emitRaw(v, CVE)
+	return true
+}
+
 // emit records l[a:b] as a candidate of type t. The common types are
 // normalized in place in vals; the others take the general path, which
 // allocates.
-func (e *extractor) emit(a, b int, t Type) {
+func (e *extractor) emit(a, b int, t Type) { e.emitRaw(e.l[a:b], t) }
+
+// emitRaw is emit for a value that is not a piece of the line as it is.
+func (e *extractor) emitRaw(raw []byte, t Type) {
 	if e.want != 0 && e.want&typeBit(t) == 0 {
 		return
 	}
-	raw := e.l[a:b]
 	start := len(e.vals)
 	e.vals = append(e.vals, raw...)
 	if t == URL {

@@ -128,7 +128,7 @@ func TestExtractCases(t *testing.T) {
 		{"version 1.2.3.4 and 5.6.7.8", "ipv4 5.6.7.8"},
 		{"v1.2.3.4", ""},
 		{"Version: 1.2.3.4", ""},
-		{"10.0.0.0/8", "ipv4 10.0.0.0"},
+		{"10.0.0.0/8", "cidr 10.0.0.0/8"},
 		{"198.51.100.7:8080", "ipv4 198.51.100.7"},
 		{"example.com:443", "domain example.com"},
 		{"198.51.100.7/gate.php", "url 198.51.100.7/gate.php"},

@@ -14,6 +14,14 @@ var fuzzSeeds = []string{
 	"44D88612FEA8A8F36DE82E1278ABB02F", "cve-2021-44228", "[2001:db8::1]:443",
 	"fe80::1%eth0", "::ffff:192.0.2.1", "http://[2001:db8::1]:8080/", "bücher.example.",
 	"example。com", "a[:]", "h**p[:]//x(.)io", "version 1.2.3.4", "10.0.0.0/8",
+	// issue 24's rules
+	"foo[-]bar.com", "xxxxs://a.example/", "[http]://a.example/x", `https:\/\/a.example\/x`,
+	`evil\[.\]example\[.\]com`, "1<.>1<.>1<.>1", "foo].[com", "2001:db8:bad:c0de[:]:66",
+	"cve 2014-1001", "_jabber._tcp.example.com", "%2Fhost.com", "host.com%2F", "tcp://a.a/test.com",
+	"http://192,168,0,1", "--~Chttp://host/", "203.0.113.0/24.", "2001:db8::/32", "10.0.0.0/33",
+	// issue 28: invisible characters inside words, NUL, UTF-16 bytes read as text
+	"ev\u200bil1.example", "ma\u00adlware.example.com", "198.51\u2060.100.7", "a\u200b\u00ad\u2060",
+	"\u00ad\u200b", "ev\x00il.example", "\xff\xfee\x00v\x00i\x00l\x00.\x00c\x00o\x00m\x00",
 }
 
 func addSeeds(f *testing.F) {

@@ -16,22 +16,25 @@ import (
 type Type string
 
 const (
-	MD5     Type = "md5"
-	SHA1    Type = "sha1"
-	SHA256  Type = "sha256"
-	SHA512  Type = "sha512"
-	IPv4    Type = "ipv4"
-	IPv6    Type = "ipv6"
-	Domain  Type = "domain"
-	URL     Type = "url"
-	CVE     Type = "cve"
-	Email   Type = "email"
+	MD5    Type = "md5"
+	SHA1   Type = "sha1"
+	SHA256 Type = "sha256"
+	SHA512 Type = "sha512"
+	IPv4   Type = "ipv4"
+	IPv6   Type = "ipv6"
+	Domain Type = "domain"
+	URL    Type = "url"
+	CVE    Type = "cve"
+	Email  Type = "email"
+	// CIDR is an address block (203.0.113.0/24, 2001:db8::/32): a range,
+	// not a value a service can match exactly.
+	CIDR    Type = "cidr"
 	Unknown Type = "unknown"
 )
 
 // AllTypes lists every type but Unknown, in the order above (for --types
 // completion and validation).
-var AllTypes = []Type{MD5, SHA1, SHA256, SHA512, IPv4, IPv6, Domain, URL, CVE, Email}
+var AllTypes = []Type{MD5, SHA1, SHA256, SHA512, IPv4, IPv6, Domain, URL, CVE, Email, CIDR}
 
 // typeAliases are the group names ParseTypes accepts besides the types
 // themselves, so that an analyst need not spell out every hash.

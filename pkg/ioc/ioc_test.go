@@ -442,7 +442,7 @@ func TestParseTypes(t *testing.T) {
 		{"all", AllTypes, ""},
 		{"cve,email,", []Type{CVE, Email}, ""},
 		{"md5,sha1,sha512,ipv6", []Type{MD5, SHA1, SHA512, IPv6}, ""},
-		{"foo", nil, `unknown indicator type "foo"; valid types: md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email, hash, ip, all`},
+		{"foo", nil, `unknown indicator type "foo"; valid types: md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email, cidr, hash, ip, all`},
 		{"ipv4,unknown", nil, `unknown indicator type "unknown"`},
 		{"", nil, "no indicator type given"},
 		{" , ", nil, "no indicator type given"},
@@ -463,7 +463,7 @@ func TestParseTypes(t *testing.T) {
 }
 
 func TestAllTypes(t *testing.T) {
-	want := []Type{MD5, SHA1, SHA256, SHA512, IPv4, IPv6, Domain, URL, CVE, Email}
+	want := []Type{MD5, SHA1, SHA256, SHA512, IPv4, IPv6, Domain, URL, CVE, Email, CIDR}
 	if !slices.Equal(AllTypes, want) {
 		t.Errorf("AllTypes = %v", AllTypes)
 	}

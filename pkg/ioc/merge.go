@@ -5,37 +5,44 @@ import "hash/maphash"
 // merger reports candidates it has not seen before, in the order it is
 // given them.
 //
-// The values seen are kept in an open-addressing table of their hashes,
-// each slot pointing at the value's string, so that a repeat costs one hash
-// and one comparison and allocates nothing. The values a merge reports for
-// the first time are copied side by side and made into one string, which
-// they are then slices of: one allocation per merge, not one per value.
+// The values seen are kept only as 128-bit hashes in an open-addressing
+// table, at most three quarters full: 21 to 43 bytes a value, 64 at most
+// while the table doubles, whatever the values' length, so that a report of millions of distinct
+// values costs tens of MB, not their text several times over. Two distinct
+// values share a hash once in 2^128 / n² runs: never, in practice. The
+// values a merge reports for the first time are copied side by side and
+// made into one string, which they are then slices of: one allocation per
+// merge, not one per value.
 type merger struct {
 	fn  func(Indicator) error
 	err error
 
-	seed  maphash.Seed
-	slots []seenSlot // a power of two of them, at most half full
-	vals  []string   // the values reported, by slot index - 1
+	// urlHosts: after a new URL, report its host as well (Indicator.FromURL
+	// set), unless that value was seen already.
+	urlHosts bool
+
+	seed  [2]maphash.Seed
+	slots []hash128 // a power of two of them, at most 3/4 full
+	n     int       // slots in use
 
 	// While a merge is under way, the values it found new are in arena,
-	// vals holds "" for them, and fresh has their bounds and types.
+	// and fresh has their bounds and types.
 	arena []byte
 	fresh []freshVal
 }
 
-type seenSlot struct {
-	hash uint64
-	val  uint32 // index in vals + 1; 0 for an empty slot
-}
+// hash128 is a value's two 64-bit hashes under independent seeds; the zero
+// value marks an empty slot.
+type hash128 struct{ a, b uint64 }
 
 type freshVal struct {
 	start, end int
 	typ        Type
+	from       int // for a URL's host: index in fresh of the URL + 1; 0 otherwise
 }
 
 func newMerger(fn func(Indicator) error) *merger {
-	return &merger{fn: fn, seed: maphash.MakeSeed(), slots: make([]seenSlot, 1<<10)}
+	return &merger{fn: fn, seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, slots: make([]hash128, 1<<10)}
 }
 
 // merge reports e's new candidates and empties its lists.
@@ -46,56 +53,58 @@ func (m *merger) merge(e *extractor) {
 	e.found, e.vals = e.found[:0], e.vals[:0]
 }
 
+// add records key and reports whether it is new.
+func (m *merger) add(key []byte) bool {
+	h := hash128{maphash.Bytes(m.seed[0], key), maphash.Bytes(m.seed[1], key)}
+	if h == (hash128{}) {
+		h.b = 1
+	}
+	mask := uint64(len(m.slots) - 1)
+	for i := h.a & mask; ; i = (i + 1) & mask {
+		switch m.slots[i] {
+		case h:
+			return false
+		case hash128{}:
+			m.slots[i] = h
+			m.n++
+			if 4*m.n > 3*len(m.slots) {
+				m.grow()
+			}
+			return true
+		}
+	}
+}
+
 func (m *merger) mergeFound(found []candidate, vals []byte) {
-	first := len(m.vals) // index of the first value new in this merge
 	m.arena, m.fresh = m.arena[:0], m.fresh[:0]
 	start := 0
 	for _, c := range found {
 		key := vals[start:c.end]
 		start = c.end
-		h := maphash.Bytes(m.seed, key)
-		mask := uint64(len(m.slots) - 1)
-		i := h & mask
-		dup := false
-		for {
-			s := m.slots[i]
-			if s.val == 0 {
-				break
-			}
-			if s.hash == h {
-				k := int(s.val) - 1
-				if k < first {
-					dup = m.vals[k] == string(key)
-				} else {
-					f := m.fresh[k-first]
-					dup = string(m.arena[f.start:f.end]) == string(key)
-				}
-				if dup {
-					break
-				}
-			}
-			i = (i + 1) & mask
-		}
-		if dup {
+		if !m.add(key) {
 			continue
 		}
 		m.fresh = append(m.fresh, freshVal{start: len(m.arena), end: len(m.arena) + len(key), typ: c.typ})
 		m.arena = append(m.arena, key...)
-		m.vals = append(m.vals, "")
-		m.slots[i] = seenSlot{hash: h, val: uint32(len(m.vals))}
-		if 2*len(m.vals) > len(m.slots) {
-			m.grow()
+		if c.typ == URL && m.urlHosts {
+			if h, t := URLHost(string(key)); h != "" && m.add([]byte(h)) {
+				from := len(m.fresh)
+				m.fresh = append(m.fresh, freshVal{start: len(m.arena), end: len(m.arena) + len(h), typ: t, from: from})
+				m.arena = append(m.arena, h...)
+			}
 		}
 	}
 	if len(m.fresh) == 0 {
 		return
 	}
 	all := string(m.arena)
-	for k, f := range m.fresh {
-		m.vals[first+k] = all[f.start:f.end]
-	}
-	for k, f := range m.fresh {
-		if m.err = m.fn(Indicator{Value: m.vals[first+k], Type: f.typ}); m.err != nil {
+	for _, f := range m.fresh {
+		in := Indicator{Value: all[f.start:f.end], Type: f.typ}
+		if f.from > 0 {
+			u := m.fresh[f.from-1]
+			in.FromURL = all[u.start:u.end]
+		}
+		if m.err = m.fn(in); m.err != nil {
 			return
 		}
 	}
@@ -104,14 +113,14 @@ func (m *merger) mergeFound(found []candidate, vals []byte) {
 // grow doubles the table; the slots keep their hashes, so no value is
 // hashed again.
 func (m *merger) grow() {
-	slots := make([]seenSlot, 2*len(m.slots))
+	slots := make([]hash128, 2*len(m.slots))
 	mask := uint64(len(slots) - 1)
 	for _, s := range m.slots {
-		if s.val == 0 {
+		if s == (hash128{}) {
 			continue
 		}
-		i := s.hash & mask
-		for slots[i].val != 0 {
+		i := s.a & mask
+		for slots[i] != (hash128{}) {
 			i = (i + 1) & mask
 		}
 		slots[i] = s

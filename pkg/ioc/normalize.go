@@ -1,6 +1,7 @@
 package ioc
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -48,20 +49,101 @@ func Validate(s string) error {
 }
 
 // dropInvisible removes the characters that copying from web pages, PDFs
-// and Windows files leaves inside values without showing them: a byte
-// order mark, zero-width spaces and joiners, the word joiner. Left in, they
-// turn a real hash into an "unsupported" value that looks right on screen.
+// and Windows files leaves inside values without showing them (isInvisible).
+// Left in, they turn a real hash into an "unsupported" value that looks
+// right on screen.
 func dropInvisible(s string) string {
-	if !strings.ContainsAny(s, "\ufeff\u200b\u200c\u200d\u2060") {
+	if !strings.ContainsAny(s, invisibles) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		switch r {
-		case '\ufeff', '\u200b', '\u200c', '\u200d', '\u2060':
+		if isInvisible(r) {
 			return -1
 		}
 		return r
 	}, s)
+}
+
+// invisibles are the format characters that show nothing and split no word
+// for a reader: a byte order mark, the soft hyphen, zero-width spaces and
+// joiners, the word joiner and the invisible operators. detect drops them
+// from a value, extract from inside a word.
+const invisibles = "\ufeff\u00ad\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064"
+
+func isInvisible(r rune) bool {
+	switch r {
+	case '\ufeff', '\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064':
+		return true
+	}
+	return false
+}
+
+// invisibleAt is the length of the invisible character (isInvisible)
+// encoded at l[i], or 0.
+func invisibleAt(l []byte, i int) int {
+	switch {
+	case i+1 < len(l) && l[i] == 0xc2 && l[i+1] == 0xad:
+		return 2
+	case i+2 < len(l) && l[i] == 0xe2 && l[i+1] == 0x80 && l[i+2] >= 0x8b && l[i+2] <= 0x8d,
+		i+2 < len(l) && l[i] == 0xe2 && l[i+1] == 0x81 && l[i+2] >= 0xa0 && l[i+2] <= 0xa4,
+		i+2 < len(l) && l[i] == 0xef && l[i+1] == 0xbb && l[i+2] == 0xbf:
+		return 3
+	}
+	return 0
+}
+
+// hasInvisible reports whether b holds an invisible character
+// (isInvisible) anywhere: the extractor asks once per block, so that
+// text without any, the rule, pays a few fast byte searches and no look
+// at each line.
+func hasInvisible(b []byte) bool {
+	for _, lead := range [...]byte{0xe2, 0xc2, 0xef} {
+		for i := 0; ; i++ {
+			k := bytes.IndexByte(b[i:], lead)
+			if k < 0 {
+				break
+			}
+			i += k
+			if invisibleAt(b, i) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropInvisibleInWords returns line without the invisible characters
+// that sit inside a word, between two printable ASCII characters
+// ("ev\u200bil.example" is evil.example, as detect reads it), written into
+// buf; line itself when it has none. One next to a space, or between two
+// letters of a script that writes no spaces, is left: it may be all that
+// separates two words.
+func dropInvisibleInWords(line, buf []byte) []byte {
+	if bytes.IndexByte(line, 0xe2) < 0 && bytes.IndexByte(line, 0xc2) < 0 && bytes.IndexByte(line, 0xef) < 0 {
+		return line
+	}
+	out := buf[:0]
+	from := 0
+	for i := 0; i < len(line); i++ {
+		k := invisibleAt(line, i)
+		if k == 0 {
+			continue
+		}
+		// The word may go on after a run of them ("a\u200b\u00adb").
+		j := i + k
+		for j < len(line) && invisibleAt(line, j) > 0 {
+			j += invisibleAt(line, j)
+		}
+		if i > 0 && j < len(line) && line[i-1] > ' ' && line[i-1] < utf8.RuneSelf && line[j] > ' ' && line[j] < utf8.RuneSelf {
+			out = append(out, line[from:i]...)
+			from = j
+		}
+		i = j - 1
+	}
+	if from == 0 {
+		return line
+	}
+	return append(out, line[from:]...)
 }
 
 // Normalize returns the canonical form of s, an indicator of type t, that is
@@ -103,6 +185,15 @@ func Normalize(s string, t Type) string {
 		if a, ok := parseIPv6(s); ok {
 			if n := a.WithZone("").String(); n != s {
 				return n
+			}
+		}
+	case CIDR:
+		if isCIDR(s) {
+			k := strings.LastIndexByte(s, '/')
+			if a, ok := parseIPv6(s[:k]); ok {
+				if n := a.String(); n != s[:k] {
+					return n + s[k:]
+				}
 			}
 		}
 	case Email:
@@ -159,12 +250,12 @@ func normalizeURL(s string, p urlParts) string {
 //   - url: http -> hxxp, https -> hxxps, ftp -> fxp, ftps -> fxps,
 //     "://" -> "[:]//", every '.' of the host -> "[.]", user info '@' -> "[@]";
 //     the path is left alone.
-//   - domain, ipv4: every '.' -> "[.]".
+//   - domain, ipv4, cidr: every '.' -> "[.]".
 //   - email: '@' -> "[@]" and every '.' of the domain -> "[.]".
 //   - ipv6, hashes, cve, unknown: unchanged (nothing links them).
 func Defang(s string, t Type) string {
 	switch t {
-	case Domain, IPv4:
+	case Domain, IPv4, CIDR:
 		return strings.ReplaceAll(s, ".", "[.]")
 	case Email:
 		at := strings.LastIndexByte(s, '@')

@@ -39,6 +39,10 @@ func Prepare(input string, refang bool) (value string, t Type, err error) {
 		v = strings.TrimSpace(Refang(raw))
 		defanged = v != raw
 		v = bareHost(unwrap(v))
+		if v == "" {
+			// Nothing but invisible characters: as empty as "".
+			return "", Unknown, Validate("")
+		}
 	}
 	if hasInnerSpace(v) {
 		if err := several(v); err != nil {
@@ -214,6 +218,7 @@ func several(s string) error {
 // goroutine: what several and the tests need, without the reader's blocks.
 func extractText(text []byte, fn func(Indicator) error) error {
 	e := newExtractor(nil)
+	e.invisible = hasInvisible(text)
 	m := newMerger(fn)
 	for len(text) > 0 && m.err == nil {
 		line := text

@@ -76,7 +76,7 @@ func TestPastedAgreesWithExtract(t *testing.T) {
 		switch {
 		case tt.t == Unknown && len(got) != 0:
 			t.Errorf("extract(%q) = %v, but Prepare finds no indicator", tt.in, got)
-		case tt.t != Unknown && (len(got) != 1 || got[0] != Indicator{tt.value, tt.t}):
+		case tt.t != Unknown && (len(got) != 1 || got[0] != Indicator{Value: tt.value, Type: tt.t}):
 			t.Errorf("extract(%q) = %v, but Prepare gives %s %q", tt.in, got, tt.t, tt.value)
 		}
 	}

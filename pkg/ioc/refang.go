@@ -93,7 +93,7 @@ func mayBeDefanged[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		seen |= class[s[i]]
 	}
-	return seen&cTrigger != 0 || hasSubstr(s, " . ")
+	return seen&cTrigger != 0 || hasSubstr(s, " . ") || hasSubstr(s, "<.>")
 }
 
 // writer builds the output of a pass lazily: nothing is copied until the
@@ -161,6 +161,11 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 		}
 		c := s[i]
 		if c == '.' {
+			if (angleDot(s, i) || bracketDot(s, i)) && (!w.writing || w.from <= i-1) {
+				w.replace(i-1, i+2, ".") // 1<.>1
+				i++
+				continue
+			}
 			if i-1 >= from && s[i-1] == ' ' {
 				i--
 				c = ' '
@@ -184,6 +189,12 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 			if i > 0 && i+2 < n && s[i+1] == '.' && isAlnum(s[i-1]) && isAlnum(s[i+2]) {
 				w.replace(i, i+2, ".") // example\.com
 				i++
+			} else if escapedSlash(s, i) {
+				w.replace(i, i+2, "/") // https:\/\/host\/x.php, JSON's escape
+				i++
+			} else if j := escapedBracketDot(s, i); j > 0 {
+				w.replace(i, j, ".") // evil\[.\]example, Markdown's escape
+				i = j - 1
 			}
 		case ' ':
 			if i > 0 && i+3 < n && s[i+1] == '.' && s[i+2] == ' ' && isAlnum(s[i-1]) && spacedDotContinues(s, i+3) {
@@ -243,6 +254,47 @@ func nextSepStart[T string | []byte](s T, i int) int {
 	return i
 }
 
+// escapedSlash reports whether s[i:] is "\/" inside a word: JSON writes
+// every '/' of a URL that way. Nothing else reads "\/" as anything but a
+// slash.
+func escapedSlash[T string | []byte](s T, i int) bool {
+	return i > 0 && i+1 < len(s) && s[i+1] == '/' && (isAlnum(s[i-1]) || s[i-1] == ':' || s[i-1] == '/' || s[i-1] == '.' || s[i-1] == '-' || s[i-1] == '_')
+}
+
+// escapedBracketDot returns the end of a bracketed dot whose brackets are
+// escaped with backslashes, as Markdown needs ("evil\[.\]example"), between
+// name characters, or 0.
+func escapedBracketDot[T string | []byte](s T, i int) int {
+	if i == 0 || i+5 >= len(s) || !isAlnum(s[i-1]) || !isAlnum(s[i+5]) {
+		return 0
+	}
+	if s[i+1] != '[' && s[i+1] != '(' && s[i+1] != '{' || s[i+2] != '.' || s[i+3] != '\\' || !closes(s[i+1], s[i+4]) {
+		return 0
+	}
+	return i + 5
+}
+
+// bracketDot reports whether the dot at s[i] is wrapped in brackets that
+// do not pair up ("foo].[com", "www[.[example", "foo}.{com") between name
+// characters; the pairs ("[.]") are bracketToken's.
+func bracketDot[T string | []byte](s T, i int) bool {
+	return i >= 2 && i+2 < len(s) && isBracket(s[i-1]) && isBracket(s[i+1]) && isAlnum(s[i-2]) && isAlnum(s[i+2])
+}
+
+func isBracket(c byte) bool {
+	switch c {
+	case '[', ']', '(', ')', '{', '}':
+		return true
+	}
+	return false
+}
+
+// angleDot reports whether the dot at s[i] is written "<.>" between name
+// characters (1<.>1<.>1<.>1), as some mail gateways defang.
+func angleDot[T string | []byte](s T, i int) bool {
+	return i >= 2 && i+2 < len(s) && s[i-1] == '<' && s[i+1] == '>' && isAlnum(s[i-2]) && isAlnum(s[i+2])
+}
+
 func isWideStop(a, b, c byte) bool {
 	return (a == 0xe3 && b == 0x80 && c == 0x82) || // U+3002 ideographic full stop
 		(a == 0xef && b == 0xbc && c == 0x8e) || // U+FF0E full-width full stop
@@ -291,10 +343,20 @@ func bracketToken[T string | []byte](s T, i int) (j int, repl string, spaced boo
 		}
 		repl = "@"
 	case ":":
-		if after != '/' && after != '\\' && !isDigit(after) {
+		// In an IPv6 address ("c0de[:]:66", "db8[:]bad") it sits between
+		// hex digits or before the second colon of "::".
+		v6 := isHex(before) && (after == ':' || isHex(after))
+		if after != '/' && after != '\\' && !isDigit(after) && !v6 {
 			return 0, "", false // Python's a[:] and friends
 		}
 		repl = ":"
+	case "-":
+		// foo[-]bar.com is foo-bar.com; read as anything else, the
+		// defang would leave bar.com, a different real domain.
+		if !isAlnum(before) || !isAlnum(after) {
+			return 0, "", false
+		}
+		repl = "-"
 	case "://", ":/", "//", "/":
 		if string(inner) == ":/" {
 			repl = "://"
@@ -384,6 +446,11 @@ func schemePass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bool)
 		if !slashes && !(a == '\\' && b == '\\') && !(a == '_' && b == '_') {
 			continue
 		}
+		if open, scheme, ok := bracketedScheme(s, i); ok && slashes {
+			w.replace(open, i, scheme)
+			i += 2
+			continue
+		}
 		start := i
 		for start > 0 && isSchemeByte(s[start-1]) {
 			start--
@@ -417,6 +484,45 @@ func schemePass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bool)
 	return w.finish()
 }
 
+// bracketedScheme recognises a scheme in brackets before the ':' at s[i]
+// ("[http]://", "(https)://", or the closing one alone, "http]://"): where
+// the defang starts and the scheme it stands for. Only http(s) and ftp(s)
+// are read so, and only at the start of a word.
+func bracketedScheme[T string | []byte](s T, i int) (int, string, bool) {
+	if i < 2 || s[i-1] != ']' && s[i-1] != ')' {
+		return 0, "", false
+	}
+	start := i - 1
+	for start > 0 && isAlnum(s[start-1]) {
+		start--
+	}
+	word := s[start : i-1]
+	scheme, defanged := fangScheme(word)
+	if !defanged {
+		var b [5]byte
+		if len(word) > 5 {
+			return 0, "", false
+		}
+		for k := range len(word) {
+			b[k] = lower(word[k])
+		}
+		switch l := string(b[:len(word)]); l {
+		case "http", "https", "ftp", "ftps":
+			scheme = l
+		default:
+			return 0, "", false
+		}
+	}
+	open := start
+	if open > 0 && (s[open-1] == '[' || s[open-1] == '(') {
+		open--
+	}
+	if open > 0 && (isAlnum(s[open-1]) || s[open-1] == '.' || s[open-1] == '-' || s[open-1] == '+') {
+		return 0, "", false
+	}
+	return open, scheme, true
+}
+
 func isSchemeByte(c byte) bool { return isAlnum(c) || c == '*' || c == '_' }
 
 // fangScheme maps a defanged scheme to the real one: h, two of t/x/*/_,
@@ -439,6 +545,13 @@ func fangScheme[T string | []byte](w T) (string, bool) {
 		return "ftps", true
 	case "sfxp":
 		return "sftp", true
+	}
+	// Masked schemes: xxxx is http, xxxxs and xxxxx https.
+	switch l {
+	case "xxxx":
+		return "http", true
+	case "xxxxs", "xxxxx":
+		return "https", true
 	}
 	if n >= 4 && l[0] == 'h' && l[3] == 'p' && isFangChar(l[1]) && isFangChar(l[2]) && l[1:3] != "tt" {
 		switch l[4:] {

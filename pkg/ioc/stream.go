@@ -38,7 +38,23 @@ const holdMax = maxLine + blockSize
 // goroutine; the text is read and searched on others, a block at a time,
 // when more than one CPU is available.
 func ExtractReader(r io.Reader, types []Type, fn func(Indicator) error) error {
+	return Extract(r, ExtractOptions{Types: types}, fn)
+}
+
+// ExtractOptions say what Extract reports.
+type ExtractOptions struct {
+	Types []Type // as ExtractReader's types
+	// URLHosts reports, after each new URL, its host (a domain or an
+	// address) as an indicator of its own with FromURL set, unless that
+	// value was reported already; a later mention of it is then a repeat.
+	URLHosts bool
+}
+
+// Extract is ExtractReader with options.
+func Extract(r io.Reader, opts ExtractOptions, fn func(Indicator) error) error {
+	types := opts.Types
 	m := newMerger(fn)
+	m.urlHosts = opts.URLHosts
 	src := &source{r: r}
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 {
@@ -134,6 +150,7 @@ type block struct {
 }
 
 func (e *extractor) processBlock(b *block) {
+	e.invisible = hasInvisible(b.buf)
 	if b.piece {
 		e.processLine(b.buf)
 		return

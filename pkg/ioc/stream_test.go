@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -99,4 +100,35 @@ func versions(cut, n int) string {
 		fmt.Fprintf(&tail, " version 10.%d.%d.%d", i>>16, i>>8&255, i&255)
 	}
 	return strings.Repeat("x", n-tail.Len()) + tail.String()
+}
+
+// The set of values already reported costs at most 64 bytes a distinct
+// value, whatever the values' length (issue 28): a report of millions of
+// distinct values must not cost their text several times over.
+func TestMergerBytesPerValue(t *testing.T) {
+	const n = 200_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m := newMerger(func(Indicator) error { return nil })
+	var found []candidate
+	var vals []byte
+	for i := range n {
+		vals = fmt.Appendf(vals, "host-%08d-with-a-long-name.example.com", i)
+		found = append(found, candidate{typ: Domain, end: len(vals)})
+		if len(found) == 1000 {
+			m.mergeFound(found, vals)
+			found, vals = found[:0], vals[:0]
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / n
+	if per > 64 {
+		t.Errorf("%.0f bytes per distinct value, want at most 64", per)
+	}
+	if m.n != n {
+		t.Errorf("%d values in the set, want %d", m.n, n)
+	}
+	runtime.KeepAlive(m)
 }

@@ -19,7 +19,7 @@ type TextExtractor struct {
 func NewTextExtractor() *TextExtractor {
 	// A small table to start with: a record names a handful of values,
 	// and the table grows as it must.
-	return &TextExtractor{e: newExtractor(nil), m: &merger{seed: maphash.MakeSeed(), slots: make([]seenSlot, 1<<5)}}
+	return &TextExtractor{e: newExtractor(nil), m: &merger{seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, slots: make([]hash128, 1<<5)}}
 }
 
 // Extract calls fn for each indicator of s not reported by an earlier call

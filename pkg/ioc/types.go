@@ -40,8 +40,7 @@ type MISPMapping struct {
 	Matches []string
 }
 
-// typeTable has one row per type of AllTypes, in the same order. The cidr
-// type of the extraction work gets its row when it lands.
+// typeTable has one row per type of AllTypes, in the same order.
 var typeTable = [...]TypeInfo{
 	{Type: MD5, Strategy: "exact_hash",
 		STIX: STIXMapping{Type: "file", SCO: true, HashAlgo: "MD5"},
@@ -73,6 +72,13 @@ var typeTable = [...]TypeInfo{
 	{Type: Email, Strategy: "exact_email",
 		STIX: STIXMapping{Type: "email-addr", SCO: true},
 		MISP: MISPMapping{Type: "email-src", Category: "Payload delivery", ToIDs: true, Matches: []string{"email", "email-src", "email-dst", "target-email", "whois-registrant-email"}}},
+	// An address block is never searched (triage skips it): no strategy,
+	// and no STIX observable of its own (a block may be IPv4 or IPv6, and
+	// a report never holds a range as an indicator). MISP's ip-dst takes
+	// CIDR notation.
+	{Type: CIDR, Strategy: "none",
+		STIX: STIXMapping{Type: "ipv4-addr", SCO: false},
+		MISP: MISPMapping{Type: "ip-dst", Category: "Network activity", ToIDs: true, Matches: []string{"ip-dst"}}},
 }
 
 // Types returns every row, in the order of AllTypes. The caller must not

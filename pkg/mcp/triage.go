@@ -74,7 +74,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	if !ok {
 		return nil, triageOutput{}, failure.New(failure.Usage, "format %q: want auto, text or html", in.Format)
 	}
-	found, err := extractFrom(triage.Open(strings.NewReader(in.Text), "", format), nil)
+	found, err := extractFrom(triage.Open(strings.NewReader(in.Text), "", format, nil), nil)
 	if err != nil {
 		return nil, triageOutput{}, err
 	}

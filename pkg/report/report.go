@@ -28,6 +28,9 @@ type Indicator struct {
 	Type  string              // the local type (ioc.Type), e.g. "ipv4"
 	Resp  *api.SearchResponse // nil when Err is set
 	Err   error
+	// FromURL is the URL whose host this value is, when triage took it
+	// from that URL rather than from the text itself.
+	FromURL string
 }
 
 // Status classifies the indicator.
@@ -49,6 +52,8 @@ type Skipped struct {
 	Value  string
 	Type   string
 	Reason string
+	// FromURL: as Indicator's.
+	FromURL string
 }
 
 // Report is a whole run.
@@ -66,6 +71,9 @@ type Report struct {
 type Summary struct {
 	Total, Matched, NoMatch, Unsupported, Failed, Skipped int
 	ByType                                                map[string]int
+	// URLHosts counts the values taken from a URL's host (looked up or
+	// skipped); they are in the counts above too.
+	URLHosts int
 	// Interrupted says the run stopped before every value was looked up.
 	Interrupted bool
 }
@@ -73,7 +81,15 @@ type Summary struct {
 // Summarize counts r.
 func (r *Report) Summarize() Summary {
 	s := Summary{Total: len(r.Indicators), Skipped: len(r.Skipped), ByType: map[string]int{}}
+	for _, sk := range r.Skipped {
+		if sk.FromURL != "" {
+			s.URLHosts++
+		}
+	}
 	for _, in := range r.Indicators {
+		if in.FromURL != "" {
+			s.URLHosts++
+		}
 		s.ByType[in.Type]++
 		switch in.Status() {
 		case Matched:
@@ -92,6 +108,15 @@ func (r *Report) Summarize() Summary {
 // Counted is the total a report prints: the values looked up and those
 // skipped. The CLI's triage and the MCP server both count with it.
 func (s Summary) Counted() int { return s.Total + s.Skipped }
+
+// TypeLabel is an indicator's type as a report shows it to a person:
+// "domain", or "domain (URL host)" for a host taken from a URL.
+func TypeLabel(typ, fromURL string) string {
+	if fromURL == "" {
+		return typ
+	}
+	return typ + " (URL host)"
+}
 
 // Kind is the failure kind of a failed indicator, for error objects.
 func (i Indicator) Kind() failure.Kind { return failure.KindOf(i.Err) }

@@ -23,10 +23,12 @@ const MaxHTMLToken = 8 << 20
 var ErrHTMLToken = errors.New("an HTML token longer than 8 MiB (read the input as text with --input text)")
 
 // HTMLText reads an HTML document as the text a reader sees, one block
-// element per line, plus the value of every href attribute on a line of its
-// own. Scripts, styles, comments and other attributes are left out, so that
-// an address in a tracking pixel's src or a script's string is not taken
-// for an indicator of the report. It streams: memory is bounded by the
+// element per line, plus the value of every link's href attribute on a line
+// of its own. The <head> (title, <link rel=stylesheet|canonical|preconnect>,
+// <meta>, scripts), scripts, styles, comments and other attributes are left
+// out, so that page furniture, an address in a tracking pixel's src or a
+// script's string is not taken for an indicator of the report. NUL in text
+// is dropped, as a browser drops it. It streams: memory is bounded by the
 // longest token.
 func HTMLText(r io.Reader) io.Reader {
 	z := html.NewTokenizer(r)
@@ -77,6 +79,9 @@ func (h *htmlReader) step() {
 		raw := h.z.Raw() // the tag as written (TagName lowers its name in there; tagAttrs skips it)
 		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
+		if a == atom.Body && h.hidden == atom.Head {
+			h.hidden = 0 // the head ended without its end tag
+		}
 		if hidesText(a) && h.hidden == 0 {
 			h.hidden = a
 		}
@@ -84,6 +89,9 @@ func (h *htmlReader) step() {
 		h.breakLine(a)
 		if h.hidden != 0 {
 			break
+		}
+		if a == atom.Link || a == atom.Base {
+			return // metadata, also where a body holds it
 		}
 		tagAttrs(raw, func(key, val []byte) {
 			if bytes.EqualFold(key, []byte("href")) {
@@ -138,6 +146,10 @@ func textOf(raw []byte, kind textKind) []byte {
 	raw = newlines(raw)
 	if kind != plainText {
 		raw = bytes.ReplaceAll(raw, []byte{0}, []byte("\uFFFD"))
+	} else if bytes.IndexByte(raw, 0) >= 0 {
+		// A browser drops NUL in a body's text ("ev\x00il.example" shows
+		// as evil.example), so it splits no word here either.
+		raw = bytes.ReplaceAll(raw, []byte{0}, nil)
 	}
 	if kind == rawText || bytes.IndexByte(raw, '&') < 0 {
 		return raw
@@ -291,9 +303,10 @@ func (h *htmlReader) breakLine(a atom.Atom) {
 	}
 }
 
-// hidesText is an element whose content is not text for a reader.
+// hidesText is an element whose content is not text for a reader: the
+// head is the page's metadata, the title the browser's tab.
 func hidesText(a atom.Atom) bool {
-	return a == atom.Script || a == atom.Style || a == atom.Template
+	return a == atom.Script || a == atom.Style || a == atom.Template || a == atom.Head || a == atom.Title
 }
 
 // isInline is an element that does not break a word: "evil<b>.</b>example"
@@ -327,10 +340,13 @@ func ParseFormat(s string) (Format, bool) {
 	return "", false
 }
 
-// Open returns the text of one input: r as it is, or read as HTML when f
-// says so or, for Auto, when name ends in .html, .htm or .xhtml or the
-// first bytes look like HTML (as a browser sniffs content).
-func Open(r io.Reader, name string, f Format) io.Reader {
+// Open returns the text of one input: r decoded (decodeText) and then read
+// as it is, or as HTML when f says so or, for Auto, when name ends in
+// .html, .htm or .xhtml or the first bytes look like HTML (as a browser
+// sniffs content). warn, when not nil, is told about an encoding that is
+// not read; reading a binary input fails with ErrBinary.
+func Open(r io.Reader, name string, f Format, warn func(string)) io.Reader {
+	r = decodeText(r, warn)
 	switch f {
 	case Text:
 		return r
@@ -341,7 +357,10 @@ func Open(r io.Reader, name string, f Format) io.Reader {
 	case ".html", ".htm", ".xhtml":
 		return HTMLText(r)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
 	head, _ := br.Peek(512)
 	if strings.HasPrefix(http.DetectContentType(head), "text/html") {
 		return HTMLText(br)

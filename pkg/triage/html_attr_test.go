@@ -124,18 +124,23 @@ func oracleHTMLText(doc string) string {
 			return string(b)
 		case html.TextToken:
 			if hidden == 0 {
-				b = append(b, z.Text()...)
+				// NUL is dropped as a browser drops it (in title and raw
+				// text the tokenizer made it U+FFFD already).
+				b = append(b, bytes.ReplaceAll(z.Text(), []byte{0}, nil)...)
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
+			if a == atom.Body && hidden == atom.Head {
+				hidden = 0
+			}
 			if hidesText(a) && hidden == 0 {
 				hidden = a
 			}
 			if !isInline(a) {
 				b = append(b, '\n')
 			}
-			for hasAttr {
+			for hasAttr && a != atom.Link && a != atom.Base {
 				var key, val []byte
 				key, val, hasAttr = z.TagAttr()
 				if string(key) == "href" && hidden == 0 {
@@ -164,6 +169,10 @@ var docCases = []string{
 	`<title>t &amp; 198.51.100.9</title><textarea>&lt;x&gt;</textarea><plaintext>&amp; to the end`,
 	`<a href="https://evil.test/dl?id=7&region=eu&copy=1">link</a> <A HREF=x.example/>`,
 	`<script>var a="&amp;"</script><style>p{}</style><template><a href="h.example">x</a></template>`,
+	// the head is metadata, also without its end tag; link and base are
+	// metadata wherever they are; NUL is dropped from text
+	`<head><link rel=canonical href="https://canon.example/"><meta content="m.example"><title>t.example</title><body><p>ev` + "\x00" + `il.example</p><link rel=stylesheet href="https://css.example/">`,
+	`<html><head><link rel=preconnect href="https://fonts.example"></head><body><a href="https://ok.example/x">x</a></body>`,
 }
 
 func TestHTMLTextMatchesTheTokenizer(t *testing.T) {

@@ -14,7 +14,8 @@ import (
 )
 
 // Skipper decides which indicators are not worth a lookup. The zero value
-// skips nothing; a nil *Skipper too.
+// skips nothing but address blocks, which are never sent; a nil *Skipper
+// too.
 type Skipper struct {
 	// Noise skips private, loopback, link-local, CGNAT, multicast,
 	// reserved and unspecified addresses (the documentation ranges are
@@ -28,14 +29,28 @@ type Skipper struct {
 // when it should be looked up. A URL or an e-mail address is judged by its
 // host as well as by its whole value.
 func (s *Skipper) Reason(value string, t ioc.Type) string {
+	if t == ioc.CIDR {
+		// Neither the block nor its network address is a value a
+		// service matches exactly; sending the address would answer a
+		// question the report did not ask.
+		return CIDRReason
+	}
 	if s == nil {
 		return ""
 	}
-	for _, c := range candidates(value, t) {
+	bare := t != ioc.URL || bareURL(value)
+	for i, c := range candidates(value, t) {
 		if s.Noise && c.addr.IsValid() {
 			if r := addrNoise(c.addr); r != "" {
 				return r
 			}
+		}
+		if i > 0 && !bare && c.typ == ioc.Domain {
+			// A listed domain covers its bare URLs, not a URL with a
+			// path on it: a payload on a file-hosting site is still
+			// worth a lookup (the host itself is judged on its own).
+			// A listed address block still covers every URL on it.
+			continue
 		}
 		if r := s.Allow.match(c); r != "" {
 			return r
@@ -46,6 +61,9 @@ func (s *Skipper) Reason(value string, t ioc.Type) string {
 	}
 	return ""
 }
+
+// CIDRReason is why an address block is skipped, even with --no-skip.
+const CIDRReason = "address block (a range, not a value to look up)"
 
 // candidate is one form of an indicator that a rule may match: the value
 // itself, or the host of a URL or an e-mail address.
@@ -73,11 +91,30 @@ func newCandidate(v string, t ioc.Type) candidate {
 	return c
 }
 
+// bareURL reports whether a URL is its host and nothing more: no path but
+// "/", no query, no fragment.
+func bareURL(v string) bool {
+	u, err := parseURL(v)
+	if err != nil {
+		return false
+	}
+	return (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery && u.Opaque == ""
+}
+
+// parseURL parses a URL as extract found it, with or without a scheme
+// (example.com/x has none).
+func parseURL(v string) (*url.URL, error) {
+	if !strings.Contains(v, "://") {
+		v = "http://" + v
+	}
+	return url.Parse(v)
+}
+
 // hostOf is the host of a URL or the domain of an e-mail address.
 func hostOf(v string, t ioc.Type) string {
 	switch t {
 	case ioc.URL:
-		u, err := url.Parse(v)
+		u, err := parseURL(v)
 		if err != nil {
 			return ""
 		}

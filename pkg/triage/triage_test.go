@@ -77,7 +77,11 @@ func TestAllowlist(t *testing.T) {
 		{"vpn.intra.example", "allowlist: .intra.example"},
 		{"example.org", "allowlist: example.org"},
 		{"www.example.org", "allowlist: example.org"},
-		{"https://www.example.org/login", "allowlist: example.org"},
+		{"https://www.example.org/login", ""},
+		{"https://www.example.org/", "allowlist: example.org"},
+		{"https://www.example.org", "allowlist: example.org"},
+		{"www.example.org/payload.zip", ""},
+		{"https://www.example.org/?q=1", ""},
 		{"http://203.0.113.9/x", "allowlist: 203.0.113.0/24"},
 		{"someone@corp.example", "allowlist: *.corp.example"},
 		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "allowlist: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
@@ -118,7 +122,8 @@ func TestWarninglists(t *testing.T) {
 		{"8.8.8.9", ""},
 		{"microsoft.com", "warninglist: List of known Microsoft domains"},
 		{"download.windowsupdate.com", "warninglist: List of known Microsoft domains"},
-		{"https://login.live.com/x", "warninglist: List of known Microsoft domains"},
+		{"https://login.live.com/x", ""},
+		{"https://login.live.com/", "warninglist: List of known Microsoft domains"},
 		{"microsoft.com.evil.example", ""},
 		{"https://bit.ly/abc", "warninglist: List of known URL shorteners"},
 		{"bit.ly", ""}, // a substring list for URLs does not apply to domains
@@ -174,12 +179,12 @@ func TestHTMLTextKeepsTextAndHrefsOnly(t *testing.T) {
 <body><p>Sample <b>44d88612fea8a8f36de82e1278abb02f</b> &amp; <a href="https://evil.example/a?b=1&amp;c=2" title="t.example">link</a></p>
 <img src="http://pixel.example/t.gif" alt="alt.example"><!-- 198.51.100.5 -->
 <table><tr><td>one.example</td><td>two.example</td></tr></table>evil<span>.</span>example<br>x</body></html>`)
-	for _, want := range []string{"203.0.113.66", "44d88612fea8a8f36de82e1278abb02f &", "\nhttps://evil.example/a?b=1&c=2\n", "one.example\n", "evil.example\n"} {
+	for _, want := range []string{"44d88612fea8a8f36de82e1278abb02f &", "\nhttps://evil.example/a?b=1&c=2\n", "one.example\n", "evil.example\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
-	for _, bad := range []string{"198.51.100", "style.example", "cdn.example", "pixel.example", "alt.example", "t.example", "one.exampletwo"} {
+	for _, bad := range []string{"203.0.113.66", "198.51.100", "style.example", "cdn.example", "pixel.example", "alt.example", "t.example", "one.exampletwo"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("%q leaked into:\n%s", bad, got)
 		}
@@ -203,19 +208,57 @@ func TestOpenSniffsHTML(t *testing.T) {
 	}{
 		{"page.dat", Auto, false}, {"-", Auto, false}, {"notes.txt", Text, true}, {"notes.txt", HTML, false},
 	} {
-		b, _ := io.ReadAll(Open(strings.NewReader(page), c.name, c.f))
+		b, _ := io.ReadAll(Open(strings.NewReader(page), c.name, c.f, nil))
 		if strings.Contains(string(b), "b.example") != c.script || !strings.Contains(string(b), "a.example") {
 			t.Errorf("%s %s: %q", c.name, c.f, b)
 		}
 	}
 	// A text that only mentions tags stays text, and so does a .txt name.
-	b, _ := io.ReadAll(Open(strings.NewReader("see <b>x</b> and c.example"), "r.txt", Auto))
+	b, _ := io.ReadAll(Open(strings.NewReader("see <b>x</b> and c.example"), "r.txt", Auto, nil))
 	if string(b) != "see <b>x</b> and c.example" {
 		t.Errorf("text read as %q", b)
 	}
 	// A name says HTML even when the start does not.
-	b, _ = io.ReadAll(Open(strings.NewReader("hello <script>d.example</script>"), "r.HTM", Auto))
+	b, _ = io.ReadAll(Open(strings.NewReader("hello <script>d.example</script>"), "r.HTM", Auto, nil))
 	if strings.Contains(string(b), "d.example") {
 		t.Errorf(".htm not read as HTML: %q", b)
+	}
+}
+
+// An address block is never sent, whatever the skip rules (--no-skip is a
+// nil Skipper), and neither is its network address: it is skipped whole.
+func TestCIDRAlwaysSkipped(t *testing.T) {
+	for _, s := range []*Skipper{nil, {}, {Noise: true}} {
+		for _, v := range []string{"203.0.113.0/24", "10.0.0.0/8", "2001:db8::/32"} {
+			typ := ioc.Detect(v)
+			if typ != ioc.CIDR {
+				t.Fatalf("Detect(%q) = %s", v, typ)
+			}
+			if got := s.Reason(v, typ); got != CIDRReason {
+				t.Errorf("%+v: Reason(%q) = %q, want %q", s, v, got, CIDRReason)
+			}
+		}
+	}
+}
+
+// The head is never read (issue 24): a <link> to a stylesheet, a canonical
+// or a preconnect address is page furniture, not an indicator; the body's
+// text and links are; a NUL inside a word is dropped, not a split.
+func TestHTMLTextSkipsHead(t *testing.T) {
+	got := htmlText(t, `<!DOCTYPE html><html><head><meta charset=utf-8>
+<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Lato">
+<link rel=canonical href="https://blog.example.com/post"><link rel=preconnect href="https://cdn.example.net">
+<meta property="og:url" content="https://og.example.org/"><title>C2 at 198.51.100.9</title>
+<body><p>C2: ev`+"\x00"+`il.example.com and <a href="https://dl.example.org/p.zip">the payload</a></p>
+<link rel=stylesheet href="https://late.example/x.css"></body></html>`)
+	for _, want := range []string{"evil.example.com", "\nhttps://dl.example.org/p.zip\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"googleapis", "blog.example.com", "cdn.example.net", "og.example.org", "198.51.100.9", "late.example"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q leaked into:\n%s", bad, got)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // Options is what extract needs to run.
@@ -29,6 +31,9 @@ type Options struct {
 	Files  []string
 	Types  string // the --types list, "" for all
 	Defang bool
+	Input  string // --format: auto, text or html (how the input is read)
+	// Warn says on stderr what an input loses (an encoding not read).
+	Warn func(string)
 }
 
 // NewCmd is `tilookup extract`. runF replaces the run in tests.
@@ -43,14 +48,25 @@ of first appearance. Table output is one value per line, so it pipes into
 tilookup search. File names such as invoice.pdf and version numbers such as
 "version 1.2.3.4" are not taken for domains or addresses.
 
---types takes md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve and
-email, and the groups hash (the four digests), ip (ipv4, ipv6) and all.`,
+HTML (by its name, or by its first bytes; --format html|text to say so) is
+read as triage reads it: the body's text and links, never the head (<link>,
+<meta>, the title), scripts or styles. A UTF-16 or UTF-32 file with a byte
+order mark is decoded; a file in an encoding that is not read is named on
+stderr. A binary file (an executable, an archive) is refused.
+
+--types takes md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email
+and cidr (an address block such as 203.0.113.0/24), and the groups hash (the
+four digests), ip (ipv4, ipv6) and all.`,
 		Example: `  tilookup extract report.txt | tilookup search
   pbpaste | tilookup extract --types ip,domain
   tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO = f.IO
+			opts.Warn = func(msg string) { fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: %s\n", msg) }
 			opts.Files = args
+			if _, ok := triage.ParseFormat(opts.Input); !ok {
+				return cmdutil.UsageError("invalid --format %q: use auto, text or html", opts.Input)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -59,7 +75,11 @@ email, and the groups hash (the four digests), ip (ipv4, ipv6) and all.`,
 	}
 	cmd.Flags().StringVar(&opts.Types, "types", "", "only these comma-separated `types`: ipv4,domain,hash,...")
 	cmd.Flags().BoolVar(&opts.Defang, "defang", false, "defang values in table and CSV output, for tickets")
+	cmd.Flags().StringVar(&opts.Input, "format", "auto", "input `FORMAT`: auto, text or html")
 	_ = cmd.RegisterFlagCompletionFunc("types", completeTypes)
+	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
@@ -78,7 +98,7 @@ func run(opts *Options) error {
 	if len(opts.Files) == 0 && opts.IO.IsStdinTTY() {
 		return cmdutil.UsageError("give a FILE, or pipe text on stdin")
 	}
-	r, closeAll, err := open(opts.IO.In, opts.Files)
+	r, closeAll, err := open(opts)
 	if err != nil {
 		return err
 	}
@@ -133,14 +153,24 @@ func readError(err error) error {
 	if errors.As(err, &pe) {
 		return cmdutil.CannotRead(pe.Path, pe.Err)
 	}
+	var ie *triage.InputError
+	if errors.As(err, &ie) {
+		return cmdutil.CannotRead(ie.Name, ie.Err)
+	}
+	if errors.Is(err, triage.ErrHTMLToken) {
+		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
+	}
 	return cmdutil.CannotRead("the input", err)
 }
 
-// open joins the inputs into one stream, a newline between files so that
-// the last word of one never runs into the first of the next.
-func open(stdin io.Reader, names []string) (io.Reader, func(), error) {
+// open joins the inputs into one stream, each read as text or HTML on its
+// own (triage.OpenLazy), a newline between files so that the last word of
+// one never runs into the first of the next.
+func open(opts *Options) (io.Reader, func(), error) {
+	format, _ := triage.ParseFormat(opts.Input)
+	stdin, names := opts.IO.In, opts.Files
 	if len(names) == 0 {
-		return stdin, func() {}, nil
+		return triage.OpenLazy(stdin, "-", format, opts.Warn), func() {}, nil
 	}
 	var readers []io.Reader
 	var files []*os.File
@@ -151,7 +181,7 @@ func open(stdin io.Reader, names []string) (io.Reader, func(), error) {
 	}
 	for _, name := range names {
 		if name == "-" {
-			readers = append(readers, stdin, bytes.NewReader([]byte("\n")))
+			readers = append(readers, triage.OpenLazy(stdin, name, format, opts.Warn), bytes.NewReader([]byte("\n")))
 			continue
 		}
 		fh, err := cmdutil.OpenInput(name)
@@ -160,7 +190,7 @@ func open(stdin io.Reader, names []string) (io.Reader, func(), error) {
 			return nil, nil, err
 		}
 		files = append(files, fh)
-		readers = append(readers, fh, bytes.NewReader([]byte("\n")))
+		readers = append(readers, triage.OpenLazy(fh, name, format, opts.Warn), bytes.NewReader([]byte("\n")))
 	}
 	return io.MultiReader(readers...), closeAll, nil
 }

@@ -47,27 +47,9 @@ func openInputs(opts *Options) (io.Reader, func(), error) {
 			files = append(files, f)
 			r = f
 		}
-		readers = append(readers, lazyOpen(r, name, format), strings.NewReader("\n"))
+		readers = append(readers, triage.OpenLazy(r, name, format, opts.warn), strings.NewReader("\n"))
 	}
 	return io.MultiReader(readers...), closeAll, nil
-}
-
-// lazyOpen sniffs an input only when it is first read, so that stdin is
-// not waited for before the files before it are done.
-func lazyOpen(r io.Reader, name string, f triage.Format) io.Reader {
-	return &lazyReader{open: func() io.Reader { return triage.Open(r, name, f) }}
-}
-
-type lazyReader struct {
-	open func() io.Reader
-	r    io.Reader
-}
-
-func (l *lazyReader) Read(p []byte) (int, error) {
-	if l.r == nil {
-		l.r = l.open()
-	}
-	return l.r.Read(p)
 }
 
 // source hands the indicators of the text to lookup.Run, and keeps the
@@ -80,8 +62,7 @@ type source struct {
 	err  error // set before done is closed
 
 	skip     *triage.Skipper
-	mu       sync.Mutex
-	skipped  []report.Skipped
+	skipped  skipList
 	stopOnce sync.Once
 }
 
@@ -92,7 +73,10 @@ func newSource(text io.Reader, skip *triage.Skipper) *source {
 	go func() {
 		defer close(s.done)
 		defer close(s.ch)
-		err := ioc.ExtractReader(text, nil, func(ind ioc.Indicator) error {
+		// Each URL's host is looked up too: "is this host known?" is the
+		// question an analyst asks of a C2 URL, and an exact-URL search
+		// does not ask it.
+		err := ioc.Extract(text, ioc.ExtractOptions{URLHosts: true}, func(ind ioc.Indicator) error {
 			select {
 			case s.ch <- ind:
 				return nil
@@ -110,12 +94,16 @@ func newSource(text io.Reader, skip *triage.Skipper) *source {
 func (s *source) Next() (lookup.Item, bool, error) {
 	for ind := range s.ch {
 		if reason := s.skip.Reason(ind.Value, ind.Type); reason != "" {
-			s.mu.Lock()
-			s.skipped = append(s.skipped, report.Skipped{Value: ind.Value, Type: string(ind.Type), Reason: reason})
-			s.mu.Unlock()
+			s.skipped.add(report.Skipped{Value: ind.Value, Type: string(ind.Type), Reason: reason, FromURL: ind.FromURL})
 			continue
 		}
-		return lookup.Item{Input: ind.Value, Value: ind.Value, Type: ind.Type, Err: ioc.Validate(ind.Value)}, true, nil
+		// A URL's host carries its URL as the input it came from; the
+		// report marks it with that (indicatorOf).
+		input := ind.Value
+		if ind.FromURL != "" {
+			input = ind.FromURL
+		}
+		return lookup.Item{Input: input, Value: ind.Value, Type: ind.Type, Err: ioc.Validate(ind.Value)}, true, nil
 	}
 	<-s.done
 	return lookup.Item{}, false, s.err
@@ -123,14 +111,6 @@ func (s *source) Next() (lookup.Item, bool, error) {
 
 // stop ends the extraction when the run ends early (Ctrl-C).
 func (s *source) stop() { s.stopOnce.Do(func() { close(s.quit) }) }
-
-// skippedSoFar is a copy of the skipped values: after a Ctrl-C the
-// extraction may still be adding to them.
-func (s *source) skippedSoFar() []report.Skipped {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]report.Skipped(nil), s.skipped...)
-}
 
 // readError explains a failed read once, naming the file.
 func readError(err error) error {
@@ -142,6 +122,10 @@ func readError(err error) error {
 	if errors.As(err, &pe) {
 		return cmdutil.CannotRead(pe.Path, pe.Err)
 	}
+	var ie *triage.InputError
+	if errors.As(err, &ie) {
+		return cmdutil.CannotRead(ie.Name, ie.Err)
+	}
 	if errors.Is(err, triage.ErrHTMLToken) {
 		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
 	}
@@ -150,7 +134,11 @@ func readError(err error) error {
 
 // indicatorOf is the report's view of one answer.
 func indicatorOf(r lookup.Result) report.Indicator {
-	return report.Indicator{Value: r.Item.Value, Type: string(r.Item.Type), Resp: r.Resp, Err: r.Err}
+	ind := report.Indicator{Value: r.Item.Value, Type: string(r.Item.Type), Resp: r.Resp, Err: r.Err}
+	if r.Item.Input != r.Item.Value {
+		ind.FromURL = r.Item.Input
+	}
+	return ind
 }
 
 // progress is a bar on stderr for a person at a terminal: the number of

@@ -23,7 +23,7 @@ type writer interface {
 	// not ready yet).
 	Flush() error
 	// Close ends the report with what only the end knows.
-	Close(report.Summary, []report.Skipped) error
+	Close(report.Summary, *skipList) error
 }
 
 func newWriter(o output.Options, opts *Options, title string, now time.Time) (writer, error) {
@@ -61,9 +61,9 @@ func (w *documentWriter) Add(ind report.Indicator) error {
 
 func (w *documentWriter) Flush() error { return nil }
 
-func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) error {
+func (w *documentWriter) Close(sum report.Summary, skipped *skipList) error {
 	// A document read later must say that it stops short.
-	w.rep.Skipped, w.rep.Interrupted = skipped, sum.Interrupted
+	w.rep.Skipped, w.rep.Interrupted = skipped.Slice(), sum.Interrupted
 	asJSON := w.o.Format == output.STIX || w.o.Format == output.MISP
 	err := export.Write(w.o.Out, w.o.TTY, asJSON, func(out io.Writer) error {
 		switch w.o.Format {
@@ -85,11 +85,12 @@ func (w *documentWriter) Close(sum report.Summary, skipped []report.Skipped) err
 // The JSON objects of a triage.
 type (
 	indicatorJSON struct {
-		Value  string          `json:"value"`
-		Type   string          `json:"type"`
-		Status report.Status   `json:"status"`
-		Result json.RawMessage `json:"result,omitempty"`
-		Error  *errorJSON      `json:"error,omitempty"`
+		Value   string          `json:"value"`
+		Type    string          `json:"type"`
+		FromURL string          `json:"from_url,omitempty"`
+		Status  report.Status   `json:"status"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *errorJSON      `json:"error,omitempty"`
 	}
 	errorJSON struct {
 		Status  int    `json:"status,omitempty"`
@@ -97,10 +98,11 @@ type (
 		Message string `json:"message"`
 	}
 	skippedJSON struct {
-		Value  string `json:"value"`
-		Type   string `json:"type"`
-		Status string `json:"status,omitempty"`
-		Reason string `json:"reason"`
+		Value   string `json:"value"`
+		Type    string `json:"type"`
+		FromURL string `json:"from_url,omitempty"`
+		Status  string `json:"status,omitempty"`
+		Reason  string `json:"reason"`
 	}
 	summaryJSON struct {
 		Total       int            `json:"total"`
@@ -114,11 +116,14 @@ type (
 		// every indicator was looked up; the document is the complete
 		// prefix, and must not pass for the whole report.
 		Interrupted bool `json:"interrupted"`
+		// URLHosts counts the values taken from a URL's host (in the
+		// counts above too).
+		URLHosts int `json:"url_hosts"`
 	}
 )
 
 func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
-	j := indicatorJSON{Value: ind.Value, Type: ind.Type, Status: ind.Status()}
+	j := indicatorJSON{Value: ind.Value, Type: ind.Type, FromURL: ind.FromURL, Status: ind.Status()}
 	if ind.Err != nil {
 		j.Error = &errorJSON{Status: httpStatus(ind.Err), Kind: string(failure.KindOf(ind.Err)), Message: ind.Err.Error()}
 		return j, nil
@@ -144,7 +149,7 @@ func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
 
 func newSummaryJSON(s report.Summary) summaryJSON {
 	return summaryJSON{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch,
-		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted}
+		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted, URLHosts: s.URLHosts}
 }
 
 func httpStatus(err error) int {
@@ -206,7 +211,7 @@ func (w *jsonWriter) Add(ind report.Indicator) error {
 
 func (w *jsonWriter) Flush() error { return flushOut(w.o.Out) }
 
-func (w *jsonWriter) Close(sum report.Summary, skipped []report.Skipped) error {
+func (w *jsonWriter) Close(sum report.Summary, skipped *skipList) error {
 	w.buf.Reset()
 	if w.n == 0 {
 		w.buf.WriteString("{\"indicators\": [],\n")
@@ -214,16 +219,29 @@ func (w *jsonWriter) Close(sum report.Summary, skipped []report.Skipped) error {
 		w.buf.WriteString("\n],\n")
 	}
 	w.buf.WriteString("\"skipped\": [")
-	for i, s := range skipped {
-		if i > 0 {
+	// Written as they are read back, so that millions of them never sit
+	// in the buffer at once.
+	n := 0
+	err := skipped.Each(func(s report.Skipped) error {
+		if n > 0 {
 			w.buf.WriteByte(',')
 		}
+		n++
 		w.buf.WriteString("\n")
-		if err := marshal(&w.buf, skippedJSON{Value: s.Value, Type: s.Type, Reason: s.Reason}); err != nil {
+		if err := marshal(&w.buf, skippedJSON{Value: s.Value, Type: s.Type, FromURL: s.FromURL, Reason: s.Reason}); err != nil {
 			return err
 		}
+		if w.buf.Len() < 64<<10 {
+			return nil
+		}
+		err := writeOut(w.o, w.buf.Bytes())
+		w.buf.Reset()
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	if len(skipped) > 0 {
+	if n > 0 {
 		w.buf.WriteString("\n")
 	}
 	w.buf.WriteString("],\n\"summary\": ")
@@ -263,11 +281,11 @@ func (w *ndjsonWriter) line(v any) error {
 
 func (w *ndjsonWriter) Flush() error { return flushOut(w.o.Out) }
 
-func (w *ndjsonWriter) Close(sum report.Summary, skipped []report.Skipped) error {
-	for _, s := range skipped {
-		if err := w.line(skippedJSON{Value: s.Value, Type: s.Type, Status: "skipped", Reason: s.Reason}); err != nil {
-			return err
-		}
+func (w *ndjsonWriter) Close(sum report.Summary, skipped *skipList) error {
+	if err := skipped.Each(func(s report.Skipped) error {
+		return w.line(skippedJSON{Value: s.Value, Type: s.Type, FromURL: s.FromURL, Status: "skipped", Reason: s.Reason})
+	}); err != nil {
+		return err
 	}
 	if err := w.line(struct {
 		Summary summaryJSON `json:"summary"`
@@ -280,8 +298,10 @@ func (w *ndjsonWriter) Close(sum report.Summary, skipped []report.Skipped) error
 // csvColumns: one row per indicator and matching resource; an indicator
 // with no match, a failed one and a skipped one are one row each. reason
 // is the skip reason or the service's unsupported_reason.
+// from_url, last so that existing column positions hold, is the URL a
+// host was taken from.
 var csvColumns = []string{"value", "type", "status", "resource", "label", "group",
-	"matched_column", "matched_value", "count", "detail_url", "reason", "error"}
+	"matched_column", "matched_value", "count", "detail_url", "reason", "error", "from_url"}
 
 type csvWriter struct {
 	defang bool
@@ -296,16 +316,17 @@ func newCSVWriter(o output.Options, opts *Options) *csvWriter {
 func (w *csvWriter) Add(ind report.Indicator) error {
 	value := w.indicator(ind.Value, ioc.Type(ind.Type))
 	status := string(ind.Status())
+	from := w.indicator(ind.FromURL, ioc.URL)
 	switch {
 	case ind.Err != nil:
-		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", "", ind.Err.Error())
+		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", "", ind.Err.Error(), from)
 	case len(ind.Resp.Results) == 0:
-		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", ind.Resp.UnsupportedReason, "")
+		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", ind.Resp.UnsupportedReason, "", from)
 	}
 	for _, r := range ind.Resp.Results {
 		mv := w.indicator(r.MatchedValue, ioc.Detect(r.MatchedValue))
 		if err := w.row(value, ind.Type, status, r.Resource, r.Label, r.Group, r.MatchedColumn, mv,
-			r.Count.String(), r.DetailURL, ind.Resp.UnsupportedReason, ""); err != nil {
+			r.Count.String(), r.DetailURL, ind.Resp.UnsupportedReason, "", from); err != nil {
 			return err
 		}
 	}
@@ -323,12 +344,12 @@ func (w *csvWriter) row(cells ...string) error { return w.w.Write(cells) }
 
 func (w *csvWriter) Flush() error { return w.w.Flush() }
 
-func (w *csvWriter) Close(_ report.Summary, skipped []report.Skipped) error {
-	for _, s := range skipped {
+func (w *csvWriter) Close(_ report.Summary, skipped *skipList) error {
+	if err := skipped.Each(func(s report.Skipped) error {
 		v := w.indicator(s.Value, ioc.Type(s.Type))
-		if err := w.row(v, s.Type, "skipped", "", "", "", "", "", "", "", s.Reason, ""); err != nil {
-			return err
-		}
+		return w.row(v, s.Type, "skipped", "", "", "", "", "", "", "", s.Reason, "", w.indicator(s.FromURL, ioc.URL))
+	}); err != nil {
+		return err
 	}
 	return w.w.Close() // no indicator at all: the header alone
 }

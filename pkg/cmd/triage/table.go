@@ -34,8 +34,11 @@ func (w *tableWriter) Add(ind report.Indicator) error {
 // Flush does nothing: the table is printed whole at the end.
 func (w *tableWriter) Flush() error { return nil }
 
-func (w *tableWriter) Close(sum report.Summary, skipped []report.Skipped) error {
-	w.rep.Skipped = skipped
+func (w *tableWriter) Close(sum report.Summary, skipped *skipList) error {
+	if w.opts.ShowSkipped {
+		// Only the list needs them; the count is in sum.
+		w.rep.Skipped = skipped.Slice()
+	}
 	width := 0
 	if w.o.TTY {
 		width = w.opts.IO.TerminalWidth()
@@ -82,8 +85,12 @@ func plural(n int, one, many string) string {
 }
 
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
-	fmt.Fprintf(&t.b, "%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped\n",
+	fmt.Fprintf(&t.b, "%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped",
 		plural(sum.Counted(), "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+	if sum.URLHosts > 0 {
+		fmt.Fprintf(&t.b, " (%d of them URL hosts)", sum.URLHosts)
+	}
+	t.b.WriteString("\n")
 	if sum.Interrupted {
 		// A report read later, or pasted on, must not pass for the whole.
 		t.b.WriteString("Incomplete: the run was interrupted; only the values looked up before it stopped are here.\n")
@@ -97,15 +104,15 @@ func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped b
 	t.section("Unsupported", rows(groups[report.Unsupported], func(i report.Indicator) string { return i.Resp.UnsupportedReason }))
 	t.failed(groups[report.Failed])
 	switch {
-	case len(rep.Skipped) == 0:
+	case sum.Skipped == 0:
 	case showSkipped:
 		var rs []row
 		for _, s := range rep.Skipped {
-			rs = append(rs, row{s.Value, s.Type, s.Reason})
+			rs = append(rs, row{s.Value, s.Type, s.Reason, s.FromURL})
 		}
 		t.section("Skipped", rs)
 	default:
-		fmt.Fprintf(&t.b, "\n%d skipped before any lookup (--show-skipped lists them with the reasons)\n", len(rep.Skipped))
+		fmt.Fprintf(&t.b, "\n%d skipped before any lookup (--show-skipped lists them with the reasons)\n", sum.Skipped)
 	}
 }
 
@@ -138,12 +145,13 @@ func (t *tableText) failed(inds []report.Indicator) {
 	t.sectionNote("Failed", sanitize.String(stopped), rs)
 }
 
-type row struct{ value, typ, detail string }
+// row is one line of a section; fromURL is the URL a host was taken from.
+type row struct{ value, typ, detail, fromURL string }
 
 func rows(inds []report.Indicator, detail func(report.Indicator) string) []row {
 	out := make([]row, len(inds))
 	for i, ind := range inds {
-		out[i] = row{ind.Value, ind.Type, detail(ind)}
+		out[i] = row{ind.Value, ind.Type, detail(ind), ind.FromURL}
 	}
 	return out
 }
@@ -185,11 +193,22 @@ func (t *tableText) sectionNote(title, note string, rs []row) {
 	}
 	vw, tw := 0, 0
 	for i := range rs {
-		rs[i].value = t.value(rs[i].value, rs[i].typ)
-		if n := utf8.RuneCountInString(rs[i].value); n <= t.valueColumn() {
+		r := &rs[i]
+		r.value = t.value(r.value, r.typ)
+		if r.fromURL != "" {
+			// Where the host was taken from, defanged like the value.
+			from := "host of " + t.value(r.fromURL, string(ioc.URL))
+			if r.detail == "" {
+				r.detail = from
+			} else {
+				r.detail += "; " + from
+			}
+		}
+		r.typ = report.TypeLabel(r.typ, r.fromURL)
+		if n := utf8.RuneCountInString(r.value); n <= t.valueColumn() {
 			vw = max(vw, n)
 		}
-		tw = max(tw, len(rs[i].typ))
+		tw = max(tw, len(r.typ))
 	}
 	for _, r := range rs {
 		line := "  " + pad(r.value, vw) + "  " + pad(r.typ, tw)
@@ -216,10 +235,10 @@ func (t *tableText) matched(inds []report.Indicator) {
 		if n := utf8.RuneCountInString(values[i]); n <= t.valueColumn() {
 			vw = max(vw, n)
 		}
-		tw = max(tw, len(ind.Type))
+		tw = max(tw, len(report.TypeLabel(ind.Type, ind.FromURL)))
 	}
 	for i, ind := range inds {
-		head := "  " + pad(values[i], vw) + "  " + pad(ind.Type, tw) + "  "
+		head := "  " + pad(values[i], vw) + "  " + pad(report.TypeLabel(ind.Type, ind.FromURL), tw) + "  "
 		res := resources(ind)
 		if t.width == 0 || utf8.RuneCountInString(head)+utf8.RuneCountInString(res) <= t.width {
 			t.b.WriteString(head + res + "\n")

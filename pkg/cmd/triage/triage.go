@@ -6,6 +6,7 @@ package triage
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -204,13 +205,19 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
 	s.bar.finish()
-	skipped := src.skippedSoFar()
+	skipped := &src.skipped
 	sum := s.summary(skipped)
 	sum.Interrupted = failure.KindOf(runErr) == failure.Interrupted
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
 		runErr = err
 	}
 	return s.tally.Err(runErr, true)
+}
+
+// warn says on stderr, whatever stderr is, what the report loses: an
+// input in an encoding that is not read.
+func (opts *Options) warn(msg string) {
+	fmt.Fprintf(opts.IO.ErrOut, "tilookup: warning: %s\n", msg)
 }
 
 // newSkipper builds the skip rules from the flags and the config.
@@ -253,6 +260,9 @@ func (s *sink) count(ind report.Indicator) {
 	}
 	s.sum.Total++
 	s.sum.ByType[ind.Type]++
+	if ind.FromURL != "" {
+		s.sum.URLHosts++
+	}
 	switch ind.Status() {
 	case report.Matched:
 		s.sum.Matched++
@@ -267,14 +277,11 @@ func (s *sink) count(ind report.Indicator) {
 
 // summary is the run's counts; ByType covers every indicator found, the
 // skipped ones included, as the report's total does.
-func (s *sink) summary(skipped []report.Skipped) report.Summary {
+func (s *sink) summary(skipped *skipList) report.Summary {
 	sum := s.sum
-	sum.Skipped = len(skipped)
 	if sum.ByType == nil {
 		sum.ByType = map[string]int{}
 	}
-	for _, sk := range skipped {
-		sum.ByType[sk.Type]++
-	}
+	skipped.Count(&sum)
 	return sum
 }

@@ -114,7 +114,7 @@ func TestSkippedValuesCostNoRequest(t *testing.T) {
 		`{"value":"10.0.0.5","type":"ipv4","status":"skipped","reason":"private address"}`,
 		`{"value":"127.0.0.1","type":"ipv4","status":"skipped","reason":"loopback address"}`,
 		`{"value":"169.254.1.1","type":"ipv4","status":"skipped","reason":"link-local address"}`,
-		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1},"interrupted":false}}`,
+		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1},"interrupted":false,"url_hosts":0}}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), h.out)
@@ -297,11 +297,11 @@ func TestCSV(t *testing.T) {
 	if err := h.run(); err != nil {
 		t.Fatal(err)
 	}
-	want := `value,type,status,resource,label,group,matched_column,matched_value,count,detail_url,reason,error
-203.0.113.66,ipv4,matched,r0,IP reputation,g,c,203.0.113.66,2,https://ti.test/r0?q=203.0.113.66,,
-203.0.113.66,ipv4,matched,r1,Passive DNS,g,c,203.0.113.66,3,https://ti.test/r1?q=203.0.113.66,,
-cmd.example,domain,no_match,,,,,,,,,
-10.0.0.1,ipv4,skipped,,,,,,,,private address,
+	want := `value,type,status,resource,label,group,matched_column,matched_value,count,detail_url,reason,error,from_url
+203.0.113.66,ipv4,matched,r0,IP reputation,g,c,203.0.113.66,2,https://ti.test/r0?q=203.0.113.66,,,
+203.0.113.66,ipv4,matched,r1,Passive DNS,g,c,203.0.113.66,3,https://ti.test/r1?q=203.0.113.66,,,
+cmd.example,domain,no_match,,,,,,,,,,
+10.0.0.1,ipv4,skipped,,,,,,,,private address,,
 `
 	if got := h.out.String(); got != want {
 		t.Errorf("csv:\n%s\nwant:\n%s", got, want)
@@ -603,7 +603,7 @@ func TestTablePagesAtATerminal(t *testing.T) {
 // URL keeps the column aligned; at 80 it takes its own width.
 func TestValueColumnWidensWithTheTerminal(t *testing.T) {
 	long := "https://files.example.net/payloads/2026/11/loader-stage-two.bin" // 63 characters
-	rs := func() []row { return []row{{long, "url", ""}, {"198.51.100.250", "ipv4", ""}} }
+	rs := func() []row { return []row{{long, "url", "", ""}, {"198.51.100.250", "ipv4", "", ""}} }
 	wide := &tableText{width: 200}
 	wide.section("No match", rs())
 	if !strings.Contains(wide.b.String(), "\n  198.51.100.250"+strings.Repeat(" ", len(long)-len("198.51.100.250"))+"  ipv4") {
