@@ -64,11 +64,6 @@ func (f *fake) Search(ctx context.Context, v string) (*api.SearchResponse, error
 	return &api.SearchResponse{Query: v}, nil
 }
 
-func (f *fake) count(v string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[v]
-}
 
 type runOpts struct {
 	format      Format

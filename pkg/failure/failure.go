@@ -190,8 +190,10 @@ func (e *Raised) Unwrap() error { return e.Err }
 // else (with exitStatus, like grep -q) 0 when any value matched and 1 when
 // none did.
 type Tally struct {
-	Matched, NoMatch, Failed int
-	worst                    int // the largest code of a failure seen
+	// Unsupported values are answers with no match and the service's
+	// reason; they count as no match for the exit code.
+	Matched, NoMatch, Unsupported, Failed int
+	worst                                 int // the largest code of a failure seen
 }
 
 // Add counts one value: err is its failure, matched whether it had results.
@@ -207,6 +209,15 @@ func (t *Tally) Add(err error, matched bool) {
 	}
 }
 
+// AddUnsupported counts a value the service answered as unsupported.
+func (t *Tally) AddUnsupported() { t.Unsupported++ }
+
+// Counts is the outcome of the values counted, as every closing line
+// words it: "2 matched, 1 no match, 1 unsupported, 0 failed".
+func (t *Tally) Counts() string {
+	return fmt.Sprintf("%d matched, %d no match, %d unsupported, %d failed", t.Matched, t.NoMatch, t.Unsupported, t.Failed)
+}
+
 // Raise takes a failure into the exit code without counting a value (an
 // output error on one record).
 func (t *Tally) Raise(err error) { t.RaiseCode(ExitCode(err)) }
@@ -216,7 +227,7 @@ func (t *Tally) Raise(err error) { t.RaiseCode(ExitCode(err)) }
 func (t *Tally) RaiseCode(code int) { t.worst = max(t.worst, code) }
 
 // Total is the number of values counted.
-func (t *Tally) Total() int { return t.Matched + t.NoMatch + t.Failed }
+func (t *Tally) Total() int { return t.Matched + t.NoMatch + t.Unsupported + t.Failed }
 
 // Code is the run's exit code. An error code (2-6, 130) wins over both
 // match codes.

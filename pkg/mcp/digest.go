@@ -306,11 +306,11 @@ func (p *tokens) str(n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	switch t.(type) {
+	switch t := t.(type) {
 	case json.Delim:
 		return "", p.skipOpened()
 	case string:
-		return clean(t.(string), n), nil
+		return clean(t, n), nil
 	}
 	return "", nil
 }

@@ -147,15 +147,14 @@ func TestDecodeLinesMatchesEncodingJSON(t *testing.T) {
 	st.Values["203.0.113.7"] = EntryOf(answer(res("b", "9007199254740993"), res("a", "1")), 7, st.Labels)
 	var b bytes.Buffer
 	st.Encode(&b)
-	fast, ok := decodeLines(b.Bytes())
-	if ok {
+	if _, ok := decodeLines(b.Bytes()); ok {
 		// the escaped key sends the whole file to the slow path
 		t.Fatalf("an escaped key was read by the fast path")
 	}
 	delete(st.Values, `quote"d\\`)
 	b.Reset()
 	st.Encode(&b)
-	fast, ok = decodeLines(b.Bytes())
+	fast, ok := decodeLines(b.Bytes())
 	if !ok {
 		t.Fatalf("Encode's own layout not read by the fast path:\n%s", b.Bytes())
 	}

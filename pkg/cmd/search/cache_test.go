@@ -53,7 +53,7 @@ func TestSecondRunIsFromTheCache(t *testing.T) {
 		if n := second.reg.Requests(); n != 0 {
 			t.Fatalf("%s: second run made %d requests", format, n)
 		}
-		if format == output.NDJSON && !bytes.Contains(second.errOut.Bytes(), []byte("3 values: 2 matched, 1 no match, 0 failed (3 from the cache)")) {
+		if format == output.NDJSON && !bytes.Contains(second.errOut.Bytes(), []byte("3 values: 2 matched, 1 no match, 0 unsupported, 0 failed (3 from the cache)")) {
 			t.Fatalf("the closing line does not count the cached answers:\n%s", second.errOut)
 		}
 		if format == output.Table {

@@ -48,7 +48,7 @@ func TestMarkdownDocumentOfSeveralValues(t *testing.T) {
 	if strings.Count(doc, "# Search") != 1 {
 		t.Errorf("one document expected:\n%s", doc)
 	}
-	if !strings.Contains(h.errOut.String(), "4 values: 2 matched, 1 no match, 1 failed") {
+	if !strings.Contains(h.errOut.String(), "4 values: 2 matched, 1 no match, 0 unsupported, 1 failed") {
 		t.Errorf("closing line missing on stderr: %q", h.errOut.String())
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -443,7 +444,13 @@ type sink struct {
 
 // count takes a result into the closing line and the progress bar.
 func (s *sink) count(r lookup.Result) {
-	s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	// Counted as the documents count (report.Indicator.Status), so that
+	// the closing line and -o md agree.
+	if (report.Indicator{Resp: r.Resp, Err: r.Err}).Status() == report.Unsupported {
+		s.tally.AddUnsupported()
+	} else {
+		s.tally.Add(r.Err, r.Resp.ResultCount() > 0)
+	}
 	s.why.add(r.Err)
 	if r.Resp != nil && !r.Resp.CachedAt.IsZero() {
 		s.cached++
@@ -503,7 +510,7 @@ func (s *sink) report(interrupted bool) {
 		fmt.Fprintln(s.io.ErrOut, s.interruptedLine(fromCache))
 		return
 	}
-	fmt.Fprintf(s.io.ErrOut, "%d values: %d matched, %d no match, %d failed%s%s\n", t.Total(), t.Matched, t.NoMatch, t.Failed, fromCache, s.why.String())
+	fmt.Fprintf(s.io.ErrOut, "%d values: %s%s%s\n", t.Total(), t.Counts(), fromCache, s.why.String())
 }
 
 // interruptedLine says how far an interrupted run got, "N of M" values
@@ -523,8 +530,8 @@ func (s *sink) interruptedLine(fromCache string) string {
 	if t.Failed > 0 {
 		why = s.why.String()
 	}
-	return fmt.Sprintf("interrupted: %d%s values done (%d matched, %d no match, %d failed%s%s); to go on, run the same command with --skip %d",
-		done, of, t.Matched, t.NoMatch, t.Failed, fromCache, why, done)
+	return fmt.Sprintf("interrupted: %d%s values done (%s%s%s); to go on, run the same command with --skip %d",
+		done, of, t.Counts(), fromCache, why, done)
 }
 
 // whyFailed keeps why values failed, for the closing line: a table has no

@@ -19,6 +19,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 )
 
@@ -329,7 +330,7 @@ func TestARefusedTokenStopsTheStream(t *testing.T) {
 		t.Fatalf("%d auth and %d not_sent records for 300 values", auth, notSent)
 	}
 	// The closing line says once that nothing more was sent, and why.
-	want := "300 values: 0 matched, 0 no match, 300 failed: nothing more was sent: the service refused the token for an earlier value; run `tilookup auth login` or set TILOOKUP_TOKEN, then run again\n"
+	want := "300 values: 0 matched, 0 no match, 0 unsupported, 300 failed: nothing more was sent: the service refused the token for an earlier value; run `tilookup auth login` or set TILOOKUP_TOKEN, then run again\n"
 	if got := h.errOut.String(); got != want {
 		t.Fatalf("closing line\n got %q\nwant %q", got, want)
 	}
@@ -450,7 +451,7 @@ func TestInterruptedRunSaysNOfMAndSkipGoesOn(t *testing.T) {
 	if len(first) != 10 {
 		t.Fatalf("%d records before the interrupt, want 10: %v", len(first), first)
 	}
-	want := "interrupted: 10 of 40 values done (10 matched, 0 no match, 0 failed); to go on, run the same command with --skip 10\n"
+	want := "interrupted: 10 of 40 values done (10 matched, 0 no match, 0 unsupported, 0 failed); to go on, run the same command with --skip 10\n"
 	if got := h.errOut.String(); got != want {
 		t.Fatalf("closing line\n got %q\nwant %q", got, want)
 	}
@@ -469,5 +470,23 @@ func TestInterruptedRunSaysNOfMAndSkipGoesOn(t *testing.T) {
 	}
 	if n := h2.reg.Requests(); n != 30 {
 		t.Fatalf("--skip 10 asked %d values, want 30", n)
+	}
+}
+
+// The closing line counts an unsupported value as the documents do
+// (report.Indicator.Status), not as a no match.
+func TestClosingLineCountsUnsupported(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	ios.SetTTY(false, false, true)
+	s := &sink{io: ios}
+	s.count(lookup.Result{Resp: &api.SearchResponse{UnsupportedReason: "value type is not supported"}})
+	s.count(lookup.Result{Resp: &api.SearchResponse{}})
+	s.count(lookup.Result{Resp: &api.SearchResponse{Results: []api.Result{{Resource: "r"}}}})
+	s.report(false)
+	if want := "3 values: 1 matched, 1 no match, 1 unsupported, 0 failed\n"; errOut.String() != want {
+		t.Errorf("closing line %q, want %q", errOut.String(), want)
+	}
+	if code := s.tally.Code(true); code != failure.ExitOK {
+		t.Errorf("exit %d with -e, want 0: a value matched", code)
 	}
 }
