@@ -64,7 +64,6 @@ func (f *fake) Search(ctx context.Context, v string) (*api.SearchResponse, error
 	return &api.SearchResponse{Query: v}, nil
 }
 
-
 type runOpts struct {
 	format      Format
 	names       []string
