@@ -25,7 +25,7 @@ type writer interface {
 	Close(at time.Time, interrupted bool) error
 }
 
-func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool) (writer, error) {
+func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool, width int) (writer, error) {
 	if err := output.CheckFormat("watch", f); err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, def
 	case output.MD:
 		return &mdWriter{out: out, name: name, defang: def}, nil
 	case output.Table:
-		return &tableWriter{out: out, defang: def}, nil
+		return &tableWriter{out: out, defang: def, width: width}, nil
 	}
 	return nil, fmt.Errorf("watch has no printer for -o %s", f)
 }
@@ -108,6 +108,9 @@ type tableWriter struct {
 	out    *bufio.Writer
 	defang func(s, typ string) string
 	n      int
+	// width is the terminal's (0 when stdout is not one): a line longer
+	// than it is cut at its end, so that each change stays one line.
+	width int
 }
 
 func (w *tableWriter) Add(c Change) error {
@@ -126,7 +129,11 @@ func (w *tableWriter) Add(c Change) error {
 		}
 		what = strings.Join(parts, ", ")
 	}
-	_, err := fmt.Fprintf(w.out, "%-8s %s  %s  %s\n", c.Change, sanitize.String(w.defang(c.Value, c.Type)), sanitize.String(c.Type), sanitize.String(what))
+	line := fmt.Sprintf("%-8s %s  %s  %s", c.Change, sanitize.String(w.defang(c.Value, c.Type)), sanitize.String(c.Type), sanitize.String(what))
+	if w.width > 0 {
+		line = sanitize.Truncate(line, w.width)
+	}
+	_, err := fmt.Fprintln(w.out, line)
 	return failure.WriteError(err)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/watch"
@@ -41,7 +42,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 	for _, tt := range tests {
 		var b bytes.Buffer
 		out := bufio.NewWriter(&b)
-		w, err := newWriter(tt.format, out, "n", tt.tty, false, tt.defang)
+		w, err := newWriter(tt.format, out, "n", tt.tty, false, tt.defang, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,25 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 }
 
 func TestNoPrinterForAFormatWatchDoesNotWrite(t *testing.T) {
-	if _, err := newWriter(output.STIX, bufio.NewWriter(&bytes.Buffer{}), "n", false, false, false); err == nil {
+	if _, err := newWriter(output.STIX, bufio.NewWriter(&bytes.Buffer{}), "n", false, false, false, 0); err == nil {
 		t.Fatal("a writer for -o stix")
+	}
+}
+
+// At a terminal each change stays one line: a long one is cut at the
+// terminal's width.
+func TestTableFitsTheTerminal(t *testing.T) {
+	var b bytes.Buffer
+	out := bufio.NewWriter(&b)
+	w, _ := newWriter(output.Table, out, "n", true, false, false, 80)
+	c := Change{Value: "login-update.example.net", Type: "domain", Change: "new", Resources: []watch.Delta{
+		{Resource: "a", Label: "Passive DNS"}, {Resource: "b", Label: "Domain intelligence"}, {Resource: "c", Label: "Phishing URLs"}, {Resource: "d", Label: "Community IOC feed"}}}
+	if err := w.Add(c); err != nil {
+		t.Fatal(err)
+	}
+	out.Flush()
+	line := strings.TrimSuffix(b.String(), "\n")
+	if strings.Contains(line, "\n") || utf8.RuneCountInString(line) != 80 || !strings.HasSuffix(line, "…") {
+		t.Errorf("%d runes: %q", utf8.RuneCountInString(line), line)
 	}
 }

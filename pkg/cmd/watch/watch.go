@@ -21,6 +21,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
@@ -279,7 +280,11 @@ func runOnce(ctx context.Context, opts *Options) error {
 	searcher := lookup.Dedup(decodeMatches(cmdutil.ServiceSearcher(client, 0, true, false, nil)))
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defang := opts.Defang || fm == output.MD && !opts.DefangSet
-	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang)
+	width := 0
+	if opts.IO.IsStdoutTTY() {
+		width = opts.IO.TerminalWidth()
+	}
+	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang, width)
 	if err != nil {
 		return err
 	}
@@ -301,9 +306,16 @@ func runOnce(ctx context.Context, opts *Options) error {
 			runErr = err
 		}
 	}
-	if s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted {
-		fmt.Fprintf(opts.IO.ErrOut, "watch %s: %d values, %d changed, %d failed (their last good answers are kept)\n",
-			opts.Name, s.tally.Total(), s.tally.Matched, s.tally.Failed)
+	// A person at a terminal always gets the closing line: a run that
+	// found no change prints no change, and silence would look like a
+	// hang or a failure. Cron (no terminal) hears only of failures.
+	if s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY() {
+		kept := ""
+		if s.tally.Failed > 0 {
+			kept = " (their last good answers are kept)"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "watch %s: %d values, %d changed, %d failed%s\n",
+			sanitize.String(opts.Name), s.tally.Total(), s.tally.Matched, s.tally.Failed, kept)
 	}
 	return s.tally.Err(runErr, true)
 }
