@@ -3,7 +3,7 @@
 # committed script from completions/ (and the one `tilookup completion
 # install` puts in place) with tilookup on PATH, and must offer:
 #   tilookup se<TAB>                 -> search
-#   tilookup search --output <TAB>   -> csv json md ndjson stix table
+#   tilookup search --output <TAB>   -> csv json md misp ndjson stix table (the formats search writes)
 #   tilookup --profile <TAB>         -> the profiles of the config file
 # bash is driven through the function it registered for tilookup, with
 # COMP_WORDS/COMP_CWORD/COMP_LINE/COMP_POINT set as readline would; zsh runs
@@ -47,7 +47,7 @@ EOF
 
 # The checks: the command line typed before Tab, and the candidates wanted.
 lines=("tilookup se" "tilookup search --output " "tilookup --profile ")
-wants=("search" "csv json md ndjson stix table" "prod-eu staging")
+wants=("search" "csv json md misp ndjson stix table" "prod-eu staging")
 
 failures=0
 # check SHELL HOW LINE WANT GOT: GOT is one candidate a line, possibly with a
