@@ -8,7 +8,7 @@
 // A local server answers, under the 32 MiB cap:
 //
 //	empty  {"results":[{},{},...]}, 10M empty results (30 MB)
-//	keys   one result whose one preview record has 1M keys (19 MB)
+//	keys   one result whose one preview record has 1M keys (12 MB)
 //
 // Each child runs under ulimit -v (-limit MiB), so that a run that would
 // take the machine's memory fails instead; such a run prints "failed".

@@ -292,12 +292,12 @@ func renderValue(l looked, p searchPlan, cut *cutCount) searchValue {
 	v.DetectedType = clean(resp.DetectedType, maxString)
 	v.Strategy = clean(resp.Strategy, maxString)
 	v.UnsupportedReason = clean(resp.UnsupportedReason, maxString)
-	v.ResourcesMatched = len(resp.Results)
+	v.ResourcesMatched = resp.ResultCount() // Results keeps the first api.KeptResults
 	keep := len(resp.Results)
 	if p.matches >= 0 && keep > p.matches {
 		keep = p.matches
 	}
-	v.MatchesOmitted = len(resp.Results) - keep
+	v.MatchesOmitted = resp.ResultCount() - keep
 	cut.matches += v.MatchesOmitted
 	for _, res := range resp.Results[:keep] {
 		v.Matches = append(v.Matches, renderMatch(res, p.rows, cut))

@@ -206,7 +206,7 @@ func triageEntry(ind report.Indicator, withMatches bool) triageIndicator {
 	}
 	e.DetectedType = clean(ind.Resp.DetectedType, maxString)
 	e.UnsupportedReason = clean(ind.Resp.UnsupportedReason, maxString)
-	e.ResourcesMatched = len(ind.Resp.Results)
+	e.ResourcesMatched = ind.Resp.ResultCount()
 	if withMatches {
 		for _, res := range ind.Resp.Results {
 			e.Matches = append(e.Matches, briefMatch{Label: clean(res.Label, maxString), Group: clean(res.Group, maxString), Count: res.Count, DetailURL: clean(res.DetailURL, maxString)})

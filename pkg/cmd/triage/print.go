@@ -315,10 +315,10 @@ func (w *csvWriter) Add(ind report.Indicator) error {
 	switch {
 	case ind.Err != nil:
 		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", "", ind.Err.Error())
-	case len(ind.Resp.Results) == 0:
+	case ind.Resp.ResultCount() == 0:
 		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", ind.Resp.UnsupportedReason, "")
 	}
-	for _, r := range ind.Resp.Results {
+	for _, r := range ind.Resp.All() { // every result, as search's CSV
 		mv := w.indicator(r.MatchedValue, ioc.Detect(r.MatchedValue))
 		if err := w.row(value, ind.Type, status, r.Resource, r.Label, r.Group, r.MatchedColumn, mv,
 			r.Count.String(), r.DetailURL, ind.Resp.UnsupportedReason, ""); err != nil {
