@@ -42,7 +42,10 @@ func (s *span) UnmarshalJSON(b []byte) error {
 }
 
 // searchHead is SearchResponse with "results" kept as bytes, so that
-// decoding the answer's own fields never decodes its results.
+// decoding the answer's own fields never decodes its results. Of several
+// "results" (or "preview") members the last array wins whole, as for the
+// count; encoding/json would merge their elements into one another, a
+// quirk no answer relies on.
 type searchHead struct {
 	Query             string `json:"query"`
 	DetectedType      string `json:"detected_type"`
@@ -107,7 +110,14 @@ func decodePreview(arr span, budget *int) (recs []map[string]any, omitted, field
 		m := map[string]any{}
 		for key, val := range objectMembers(elem) {
 			_, dup := m[key]
-			if !dup && (len(m) >= KeptPreviewFields || len(key)+len(val) > *budget) {
+			if !dup && len(m) >= KeptPreviewFields {
+				fieldsOmitted++
+				continue
+			}
+			if len(key)+len(val) > *budget {
+				// The budget is spent: the records after this one
+				// are left out whole rather than kept empty.
+				*budget = 0
 				fieldsOmitted++
 				continue
 			}

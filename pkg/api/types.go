@@ -10,10 +10,10 @@ import (
 // that JSON output can pass them through unchanged (unknown fields, exact
 // numbers).
 type SearchResponse struct {
-	Query             string   `json:"query"`
-	DetectedType      string   `json:"detected_type"`
-	Strategy          string   `json:"strategy"`
-	UnsupportedReason string   `json:"unsupported_reason"`
+	Query             string `json:"query"`
+	DetectedType      string `json:"detected_type"`
+	Strategy          string `json:"strategy"`
+	UnsupportedReason string `json:"unsupported_reason"`
 	// Results holds the first KeptResults results of a decoded answer;
 	// ResultCount is how many there are, and All yields every one.
 	Results []Result `json:"results"`
