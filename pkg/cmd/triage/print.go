@@ -386,9 +386,12 @@ func trimmed(resp *api.SearchResponse) *api.SearchResponse {
 	if resp == nil {
 		return nil
 	}
-	t := &api.SearchResponse{DetectedType: resp.DetectedType, UnsupportedReason: resp.UnsupportedReason}
-	for _, r := range resp.Results {
-		t.Results = append(t.Results, api.Result{Resource: r.Resource, Label: r.Label, Group: r.Group, Count: r.Count})
+	// Lean keeps the whole answer's result count; of each result, only
+	// what the table shows.
+	t := resp.Lean()
+	t.Query, t.Strategy, t.CachedAt = "", "", time.Time{}
+	for i, r := range t.Results {
+		t.Results[i] = api.Result{Resource: r.Resource, Label: r.Label, Group: r.Group, Count: r.Count}
 	}
 	return t
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -587,5 +588,24 @@ func TestValueColumnWidensWithTheTerminal(t *testing.T) {
 	narrow.section("No match", rs())
 	if !strings.Contains(narrow.b.String(), "\n  198.51.100.250  ipv4") {
 		t.Errorf("80 columns:\n%s", narrow.b.String())
+	}
+}
+
+// An answer keeps its first api.KeptResults results (issue 28): the triage
+// table keeps the whole answer's count and says how many resources it
+// does not list.
+func TestTableSaysHowManyMoreResources(t *testing.T) {
+	body := `{"results":[` + strings.Repeat(`{"label":"Feed","count":2},`, api.KeptResults+2) + `{"label":"Feed","count":2}]}`
+	resp, err := api.DecodeSearch([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean := trimmed(resp)
+	if lean.ResultCount() != api.KeptResults+3 || lean.Raw != nil {
+		t.Fatalf("trimmed: count %d, %d raw bytes", lean.ResultCount(), len(lean.Raw))
+	}
+	got := resources(report.Indicator{Value: "x", Resp: lean})
+	if strings.Count(got, "Feed 2") != api.KeptResults || !strings.HasSuffix(got, ", … 3 more") {
+		t.Errorf("resources: %d listed, ends %q", strings.Count(got, "Feed 2"), got[len(got)-30:])
 	}
 }
