@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"iter"
 )
@@ -222,6 +223,96 @@ func (r *SearchResponse) All() iter.Seq2[int, Result] {
 			i++
 		}
 	}
+}
+
+// Counts yields the count of every result, in order, as All's results
+// have it, but without decoding the results: the summary row adds up 10M
+// of them in a fraction of the time. Only the "count" members are read.
+func (r *SearchResponse) Counts() iter.Seq[json.Number] {
+	return func(yield func(json.Number) bool) {
+		if r == nil {
+			return
+		}
+		for _, res := range r.Results {
+			if !yield(res.Count) {
+				return
+			}
+		}
+		if r.ResultCount() <= len(r.Results) || len(r.Raw) == 0 {
+			return
+		}
+		results := r.results
+		if !r.decoded {
+			var h searchHead
+			_ = json.Unmarshal(r.Raw, &h)
+			results = h.Results
+		}
+		i, skip := 0, len(r.Results)
+		for elem := range arrayElems(results) {
+			if i >= skip && !yield(countOf(elem)) {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// countOf is what encoding/json decodes into Result.Count from one result:
+// of the members whose name folds to "count", the last number, or string
+// holding a valid number, wins; other values leave it as it was, and a
+// string that is not a number ends the decoding.
+func countOf(elem []byte) json.Number {
+	if elem[0] != '{' {
+		return ""
+	}
+	var c json.Number
+	s := scanner{b: elem, i: 1}
+	s.stack = s.buf[:0]
+	if s.skipSpace(); s.i < len(elem) && elem[s.i] == '}' {
+		return ""
+	}
+	for {
+		key, escaped, ok := s.key()
+		if !ok {
+			return c
+		}
+		start := s.skipSpace()
+		if !s.value() {
+			return c
+		}
+		if isCountKey(key, escaped) {
+			switch val := elem[start:s.i]; val[0] {
+			case '"':
+				var n json.Number
+				if json.Unmarshal(val, &n) != nil {
+					return c // encoding/json stops at it, as All's decoding does
+				}
+				c = n
+			case 't', 'f', 'n', '{', '[':
+			default:
+				c = json.Number(val)
+			}
+		}
+		if s.skipSpace(); s.i >= len(elem) || elem[s.i] != ',' {
+			return c
+		}
+		s.i++
+	}
+}
+
+var countName = []byte("count")
+
+// isCountKey is isResultsKey for "count" (a k may fold from the 3-byte
+// Kelvin sign U+212A).
+func isCountKey(key []byte, escaped bool) bool {
+	if escaped {
+		var name string
+		if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
+			return false
+		}
+		key = []byte(name)
+	}
+	return len(key) >= 5 && len(key) <= 7 && bytes.EqualFold(key, countName)
 }
 
 // Lean is r without its raw bytes and preview records: what a run that

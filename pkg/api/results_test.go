@@ -3,19 +3,24 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // reference decodes body as SearchResponse was decoded before results were
 // streamed: encoding/json into the whole struct.
-func reference(body []byte) SearchResponse {
-	var r SearchResponse
-	_ = json.Unmarshal(body, &r)
-	return r
+// ok is false when encoding/json gave up midway (a string that is not a
+// number for a count aborts it, where DecodeSearch goes on with the next
+// result): then there is nothing to compare.
+func reference(body []byte) (r SearchResponse, ok bool) {
+	err := json.Unmarshal(body, &r)
+	var typeErr *json.UnmarshalTypeError
+	return r, err == nil || errors.As(err, &typeErr)
 }
 
 // sameAsEncodingJSON fails when DecodeSearch gives other fields or
@@ -26,12 +31,49 @@ func sameAsEncodingJSON(t *testing.T, body []byte) {
 	if err != nil {
 		return // not an object: ScanSearch's tests cover the verdict
 	}
-	want := reference(body)
+	all := slices.Collect(func(yield func(Result) bool) {
+		for _, res := range got.All() {
+			if !yield(res) {
+				return
+			}
+		}
+	})
+	counts := slices.Collect(got.Counts())
+	if len(all) != got.ResultCount() || len(counts) != len(all) {
+		t.Fatalf("%s: All yields %d, Counts %d, ResultCount %d", body, len(all), len(counts), got.ResultCount())
+	}
+	for i, res := range all {
+		if counts[i] != res.Count {
+			t.Fatalf("%s: count %d is %q, All has %q", body, i, counts[i], res.Count)
+		}
+	}
+	for elem := range arrayElems(got.results) {
+		var lr leanResult
+		_ = json.Unmarshal(elem, &lr)
+		if c := countOf(elem); c != lr.Count {
+			t.Fatalf("%s: countOf(%s) = %q, encoding/json %q", body, elem, c, lr.Count)
+		}
+	}
+	want, ok := reference(body)
+	if !ok {
+		return
+	}
 	if got.Query != want.Query || got.DetectedType != want.DetectedType || got.Strategy != want.Strategy || got.UnsupportedReason != want.UnsupportedReason {
 		t.Fatalf("%s: fields %+v, encoding/json %+v", body, *got, want)
 	}
 	if len(want.Results) > KeptResults {
 		want.Results = want.Results[:KeptResults]
+	}
+	raw, _ := DecodeSearchRaw(body)
+	i := 0
+	for c := range raw.Counts() {
+		if i >= len(want.Results) || c != want.Results[i].Count {
+			t.Fatalf("%s: count %d is %q, encoding/json %v", body, i, c, want.Results)
+		}
+		i++
+	}
+	if i != len(want.Results) {
+		t.Fatalf("%s: Counts yields %d, encoding/json %d", body, i, len(want.Results))
 	}
 	if len(got.Results) == 0 && len(want.Results) == 0 {
 		return
@@ -58,6 +100,10 @@ func TestDecodeSearchAsEncodingJSON(t *testing.T) {
 		`{"results":[{"preview":[{"\u0061":1,"\"q\"":true,"k\u00e9":"v"}]}]}`,
 		`{"results":[{"PREVIEW":[{"a":1}],"Label":"L","detail_URL":"u"}]}`,
 		` { "query" : "x" , "results" : [ { "label" : "a" , "preview" : [ { "k" : 1 } ] } ] } ` + "\n",
+		`{"results":[{"count":1,"COUNT":"2"},{"count":3,"count":null},{"count":5,"count":[6]},{"\u0063ount":7},{"coun\u212a":8},{"count":4,"count":"x"}]}`,
+		`{"results":[{"count":4,"count":"x"},{"count":9}],"query":"q"}`, // encoding/json gives up here
+		`{"results":[{"count":"x","count":4},{"count":"12","label":"a"},{"count":" 1"},{"count":true},{"count":{}}]}`,
+
 		`{"query":1,"detected_type":null,"results":[{"resource":["x"],"label":"kept"}]}`,
 	} {
 		sameAsEncodingJSON(t, []byte(body))
@@ -141,7 +187,8 @@ func manyResults(n int) []byte {
 func TestAllYieldsEveryResult(t *testing.T) {
 	const n = KeptResults*2 + 37
 	body := manyResults(n)
-	want := reference(body).Results
+	ref, _ := reference(body)
+	want := ref.Results
 	for name, decode := range map[string]func([]byte) (*SearchResponse, error){"Search": DecodeSearch, "raw": DecodeSearchRaw} {
 		resp, err := decode(body)
 		if err != nil {

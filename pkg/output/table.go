@@ -426,7 +426,7 @@ func summaryRow(o Options, r Record) []cell {
 	return append(row,
 		textCell(resp.DetectedType, kindText),
 		cell{text: strconv.Itoa(resp.ResultCount())},
-		cell{text: totalCount(resp.All()), kind: kindToken},
+		cell{text: totalCount(resp.Counts()), kind: kindToken},
 		status)
 }
 
@@ -475,12 +475,12 @@ const maxCountDigits = 200
 // integers (absent, null, or odd) are left out. Counts that fit an int64 are
 // added without big.Int, which would allocate per result. A count too long to
 // add makes the total "≥" the largest power of ten it shows.
-func totalCount(results iter.Seq2[int, api.Result]) string {
+func totalCount(counts iter.Seq[json.Number]) string {
 	var sum, n big.Int
 	var small int64
 	huge := 0
-	for _, r := range results {
-		c := string(r.Count)
+	for count := range counts {
+		c := string(count)
 		if c == "" {
 			continue
 		}
