@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"unicode/utf8"
 )
 
 // KeptResults is how many results a decoded answer keeps in Results: the
@@ -98,6 +99,9 @@ func (r *SearchResponse) decodeHead(body []byte) {
 // at most KeptPreviewFields keys per record and *budget bytes of values in
 // all; it returns how many records and keys it left out.
 func decodePreview(arr span, budget *int) (recs []map[string]any, omitted, fieldsOmitted int) {
+	if arr != nil {
+		recs = []map[string]any{} // as encoding/json decodes [], not nil
+	}
 	for elem := range arrayElems(arr) {
 		if *budget <= 0 {
 			omitted++
@@ -172,7 +176,7 @@ func objectMembers(obj []byte) iter.Seq2[string, []byte] {
 				return
 			}
 			name := string(key)
-			if escaped {
+			if escaped || !utf8.Valid(key) { // as encoding/json unquotes (invalid UTF-8 becomes U+FFFD)
 				_ = json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name)
 			}
 			start := s.skipSpace()
