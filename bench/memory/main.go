@@ -12,11 +12,16 @@
 //
 // Each child runs under ulimit -v (-limit MiB), so that a run that would
 // take the machine's memory fails instead; such a run prints "failed".
+// The server is a second process (see startServer), so that the figures are
+// tilookup's alone. before.txt was measured with the server inside this
+// process, which put a floor of about 70 MB under its small figures (the
+// large ones, 3.5 GB and up, are tilookup's).
 package main
 
 import (
 	"bytes"
 	"flag"
+	"io"
 	"fmt"
 	"net"
 	"net/http"
@@ -37,8 +42,13 @@ var formats = []string{"table", "preview", "csv", "json", "ndjson", "md", "stix"
 func main() {
 	limit := flag.Int("limit", 3072, "address-space limit of each run, MiB (ulimit -v)")
 	only := flag.String("only", "empty,keys,bulk", "which answers to measure")
+	serveOnly := flag.Bool("serve", false, "internal: be the server, print its address")
 	fl := flag.String("formats", strings.Join(formats, ","), "which formats to run")
 	flag.Parse()
+	if *serveOnly {
+		serve()
+		return
+	}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {
 		want[strings.TrimSpace(s)] = true
@@ -50,18 +60,14 @@ func main() {
 	tl := filepath.Join(dir, "tilookup")
 	build(tl, "./cmd/tilookup")
 
-	bodies := map[string][]byte{
-		"empty": emptyResults(10_000_000),
-		"keys":  manyKeys(1_000_000),
-	}
-	base := serve(bodies)
+	base, sizes := startServer()
 
 	fmt.Printf("peak RSS per format (bound: 3x body + 40 MB; each run limited to %d MiB of address space)\n", *limit)
 	for _, name := range []string{"empty", "keys"} {
 		if !want[name] {
 			continue
 		}
-		size := len(bodies[name])
+		size := sizes[name]
 		bound := 3*int64(size) + 40<<20
 		fmt.Printf("\n%s: body %s, bound %s\n", name, mb(int64(size)), mb(bound))
 		for _, f := range strings.Split(*fl, ",") {
@@ -69,7 +75,7 @@ func main() {
 		}
 	}
 	if want["bulk"] {
-		size := len(bodies["empty"])
+		size := sizes["empty"]
 		bound := 4 * (3*int64(size) + 40<<20)
 		fmt.Printf("\nbulk: four answers of %s at -c 4, bound %s (4 workers)\n", mb(int64(size)), mb(bound))
 		for _, f := range strings.Split(*fl, ",") {
@@ -145,11 +151,57 @@ func manyKeys(n int) []byte {
 	return b.Bytes()
 }
 
-// serve answers each value with the body named by its prefix.
-func serve(bodies map[string][]byte) string {
+// startServer runs this program again as the server, and returns its
+// address and the size of each body. The server is another process because
+// a child started by fork and exec inherits its parent's peak RSS (Linux
+// keeps the larger of the two in ru_maxrss): a parent holding the 42 MB of
+// bodies would put a floor under every figure.
+func startServer() (string, map[string]int) {
+	self, err := os.Executable()
+	check(err)
+	cmd := exec.Command(self, "-serve")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	check(err)
+	_, err = cmd.StdinPipe() // closed when this process exits, which ends the server
+	check(err)
+	check(cmd.Start())
+	var base string
+	sizes := map[string]int{}
+	for {
+		var name string
+		var size int
+		if _, err := fmt.Fscan(out, &name, &size); err != nil {
+			check(fmt.Errorf("the server: %v", err))
+		}
+		if name == "base" {
+			base = fmt.Sprintf("http://127.0.0.1:%d", size)
+			break
+		}
+		sizes[name] = size
+	}
+	return base, sizes
+}
+
+// serve answers each value with the body named by its prefix, after
+// printing each body's size and its port, until its parent exits.
+func serve() {
+	bodies := map[string][]byte{
+		"empty": emptyResults(10_000_000),
+		"keys":  manyKeys(1_000_000),
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
-	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	for name, body := range bodies {
+		fmt.Println(name, len(body))
+	}
+	fmt.Println("base", l.Addr().(*net.TCPAddr).Port)
+	go func() {
+		// The parent is gone when stdin (its pipe) closes.
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
+	check(http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+token {
 			w.WriteHeader(401)
 			return
@@ -164,8 +216,7 @@ func serve(bodies map[string][]byte) string {
 			}
 		}
 		w.WriteHeader(404)
-	}))
-	return "http://" + l.Addr().String()
+	})))
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
