@@ -21,8 +21,8 @@ package main
 import (
 	"bytes"
 	"flag"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
