@@ -267,10 +267,9 @@ func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 	}
 	r := &SearchResponse{}
 	if !light {
-		// body is valid JSON, so an error here is a field of an
-		// unexpected type: keep what decoded, as the spec shows no
-		// guarantees of shape; JSON output still passes the raw bytes.
-		_ = json.Unmarshal(body, r)
+		// Only what a format shows is kept (results.go); JSON output
+		// still passes the raw bytes.
+		r.decodeHead(body)
 	}
 	r.Raw, r.count, r.oneLine = body, results, !compact
 	return r, nil

@@ -10,11 +10,13 @@ import (
 // that JSON output can pass them through unchanged (unknown fields, exact
 // numbers).
 type SearchResponse struct {
-	Query             string   `json:"query"`
-	DetectedType      string   `json:"detected_type"`
-	Strategy          string   `json:"strategy"`
-	UnsupportedReason string   `json:"unsupported_reason"`
-	Results           []Result `json:"results"`
+	Query             string `json:"query"`
+	DetectedType      string `json:"detected_type"`
+	Strategy          string `json:"strategy"`
+	UnsupportedReason string `json:"unsupported_reason"`
+	// Results holds the first KeptResults results of a decoded answer;
+	// ResultCount is how many there are, and All yields every one.
+	Results []Result `json:"results"`
 
 	Raw json.RawMessage `json:"-"`
 	// CachedAt is when the answer was stored, for an answer that came
@@ -23,6 +25,10 @@ type SearchResponse struct {
 	CachedAt time.Time `json:"-"`
 
 	count int // number of results, also when they were only counted
+	// results is the server's "results" array inside Raw, for All;
+	// decoded says it was looked for (Search), so that nil means none.
+	results span
+	decoded bool
 	// oneLine: Raw is known to hold no white space between tokens, so
 	// that trimming it is enough to print it on one line. False when
 	// unknown.
@@ -52,7 +58,13 @@ type Result struct {
 	// Count is kept as the server wrote it, so that a count beyond 2^53
 	// prints exactly. Empty when absent or null.
 	Count json.Number `json:"count"`
-	// Preview records are free-form objects; numbers inside are json.Number.
+	// Preview records are free-form objects, decoded as encoding/json does.
+	// Kept within KeptPreviewFields keys per record and a byte budget per
+	// answer; PreviewOmitted counts the records left out, and
+	// PreviewFieldsOmitted the keys left out of kept records.
 	Preview   []map[string]any `json:"preview"`
 	DetailURL string           `json:"detail_url"`
+
+	PreviewOmitted       int `json:"-"`
+	PreviewFieldsOmitted int `json:"-"`
 }

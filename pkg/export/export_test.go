@@ -131,3 +131,42 @@ func TestWriteSanitizesOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentsSayHowManyMore is issue 28: a run keeps the first
+// api.KeptResults results of each answer (10M results cost 6 GB in md and
+// stix), and every document says how many more resources it leaves out.
+func TestDocumentsSayHowManyMore(t *testing.T) {
+	const n = api.KeptResults + 123
+	var b bytes.Buffer
+	b.WriteString(`{"query":"198.51.100.7","detected_type":"ipv4","results":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"resource":"r","label":"Feed","count":1}`)
+	}
+	b.WriteString("]}")
+	r := &report.Report{Title: "many", Time: lookedUp, Indicators: []report.Indicator{
+		{Value: "198.51.100.7", Type: "ipv4", Resp: report.Lean(decode(t, b.String()))},
+	}}
+	const more = "123 more resources (-o json has them all)"
+
+	md := markdown(t, r, true)
+	if rows := bytes.Count([]byte(md), []byte("| Feed |")); rows != api.KeptResults {
+		t.Errorf("md lists %d resources, want %d", rows, api.KeptResults)
+	}
+	if !bytes.Contains([]byte(md), []byte("| … "+more+" | | |\n")) {
+		t.Errorf("md does not say how many more:\n%.400s", md[len(md)-400:])
+	}
+	var stix bytes.Buffer
+	if err := STIX(&stix, r, STIXOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(stix.Bytes(), []byte("; and "+more)) {
+		t.Error("stix does not say how many more")
+	}
+	raw, _ := writeMISP(t, r, MISPOptions{})
+	if !bytes.Contains(raw, []byte("; and "+more)) {
+		t.Error("misp does not say how many more")
+	}
+}

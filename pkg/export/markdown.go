@@ -120,6 +120,9 @@ func (m *mdWriter) matches(r *report.Report) {
 			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(report.TypeLabel(typeOf(in), in.FromURL), true),
 				mdLink(mdText(label, true), res.DetailURL), mdText(res.Group, true), mdText(res.Count.String(), true))
 		}
+		if more := moreResults(in); more > 0 {
+			m.printf("| %s | %s | … %d more resources (-o json has them all) | | |\n", value, mdText(typeOf(in), true), more)
+		}
 	}
 }
 

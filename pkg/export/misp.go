@@ -36,6 +36,9 @@ type Finding struct {
 	// go into the attribute's comment, each detail_url becomes a link
 	// attribute.
 	Matches []api.Result
+	// More is how many matching resources Matches leaves out (see
+	// moreResults); the comment says so.
+	More int
 	// Related are the values this one is linked to (pivot edges); they
 	// are named in the comment, since the event format has no reference
 	// between two plain attributes.
@@ -115,7 +118,7 @@ func MISP(w io.Writer, r *report.Report, opts MISPOptions) error {
 		if in.Status() != report.Matched {
 			continue
 		}
-		run.Findings = append(run.Findings, Finding{Value: in.Value, Type: ioc.Type(typeOf(in)), Matches: in.Resp.Results, FromURL: in.FromURL})
+		run.Findings = append(run.Findings, Finding{Value: in.Value, Type: ioc.Type(typeOf(in)), Matches: in.Resp.Results, FromURL: in.FromURL, More: moreResults(in)})
 	}
 	return MISPEvent(w, run, opts)
 }
@@ -216,7 +219,7 @@ func mispInfo(run MISPRun, t time.Time) string {
 // findingComment says where the service matched the value and, for a
 // pivot, which values it leads to.
 func findingComment(f Finding) string {
-	c := matchedIn(f.Matches)
+	c := matchedIn(f.Matches, f.More)
 	if c == "" {
 		c = "Found by tilookup"
 	}

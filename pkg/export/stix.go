@@ -260,22 +260,33 @@ func matchDescription(in report.Indicator) string {
 	if in.Status() != report.Matched {
 		return ""
 	}
-	d := matchedIn(in.Resp.Results)
+	d := matchedIn(in.Resp.Results, moreResults(in))
 	if in.FromURL != "" {
 		d += ". The host of " + in.FromURL + ", a URL in the report."
 	}
 	return d
 }
 
+// moreResults is how many matching resources of in's answer a document
+// leaves out: it lists the api.KeptResults first ones, the most any format
+// shows, so that a run keeping every answer until its end stays bounded.
+func moreResults(in report.Indicator) int {
+	return in.Resp.ResultCount() - len(in.Resp.Results)
+}
+
 // matchedIn names the matching resources and their counts (STIX
-// descriptions, MISP comments); empty when there are none.
-func matchedIn(results []api.Result) string {
+// descriptions, MISP comments), and how many more were left out; empty
+// when there are none.
+func matchedIn(results []api.Result, more int) string {
 	if len(results) == 0 {
 		return ""
 	}
 	names := make([]string, 0, len(results))
 	for _, res := range results {
 		names = append(names, resourceName(res))
+	}
+	if more > 0 {
+		names = append(names, fmt.Sprintf("and %d more resources (-o json has them all)", more))
 	}
 	return "Matched by tilookup in: " + strings.Join(names, "; ")
 }

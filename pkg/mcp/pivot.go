@@ -194,11 +194,12 @@ func decoded(s lookup.Searcher) lookup.Searcher {
 		if err != nil || resp == nil || resp.Results != nil || len(resp.Raw) == 0 {
 			return resp, err
 		}
-		var full api.SearchResponse
-		if err := json.Unmarshal(resp.Raw, &full); err != nil {
+		// api.DecodeSearch keeps the first api.KeptResults results and
+		// bounded previews, so a huge answer costs the server little.
+		full, err := api.DecodeSearch(resp.Raw)
+		if err != nil {
 			return nil, failure.Wrap(failure.Decode, err, "cannot read the answer for "+clean(v, 64)+": "+err.Error())
 		}
-		full.Raw = resp.Raw
-		return &full, nil
+		return full, nil
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestHugeCount(t *testing.T) {
 			t.Errorf("total not shown as a bound:\n%s", out.String())
 		}
 	}
-	if got := totalCount([]api.Result{{Count: "9007199254740993"}, {Count: "18446744073709551617"}}); got != "18455751272964292610" {
+	if got := totalCount(slices.Values([]json.Number{"9007199254740993", "18446744073709551617"})); got != "18455751272964292610" {
 		t.Errorf("exact total = %s", got)
 	}
 }
@@ -217,6 +218,103 @@ func TestPreviewSaysHowToSeeMore(t *testing.T) {
 		}
 		if tt.want != "" && !strings.Contains(got, tt.want) || tt.want == "" && strings.Contains(got, "--limit") {
 			t.Errorf("count %s, url %q: got %q, want %q", tt.count, tt.url, got, tt.want)
+		}
+	}
+}
+
+// peakHeap returns the most heap in use (sampled) while f runs, beyond
+// what was in use before.
+func peakHeap(f func()) uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	base := m.HeapAlloc
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var top uint64
+		for {
+			var s runtime.MemStats
+			runtime.ReadMemStats(&s)
+			top = max(top, s.HeapAlloc)
+			select {
+			case <-done:
+				peak <- top
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	top := <-peak
+	if top < base {
+		return 0
+	}
+	return top - base
+}
+
+// TestOneLargeAnswerEveryFormat is issue 28: one answer of 10M empty
+// results (30 MB) cost 4.5 GB as a table and 4.6 GB as CSV, decoded whole
+// to print 500 rows. Now an answer keeps api.KeptResults results and the
+// formats that print every result (csv, the summary's total) walk them one
+// at a time: decoding and printing 1M results stays within a few times the
+// answer's size, whatever the format, and the counts are the whole answer's.
+func TestOneLargeAnswerEveryFormat(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds its own allocations")
+	}
+	const n = 1_000_000
+	body := []byte(`{"query":"q","results":[` + strings.Repeat(`{"count":1},`, n-1) + `{"count":1}]}`)
+	for _, tt := range []struct {
+		name  string
+		opts  Options
+		multi bool
+		raw   bool
+		want  string
+	}{
+		{"table", Options{Width: 100}, false, false, fmt.Sprintf("… %d more results", n-maxRows)},
+		{"preview", Options{Width: 100, Preview: true}, false, false, fmt.Sprintf("… %d more results", n-maxRows)},
+		{"summary", Options{}, true, false, fmt.Sprintf("%d", n)},
+		{"csv", Options{Format: CSV}, false, false, ""},
+		{"json", Options{Format: JSON}, false, true, `{"count":1}]}`},
+		{"ndjson", Options{Format: NDJSON}, false, true, `{"count":1}]}`},
+	} {
+		var out bytes.Buffer
+		out.Grow(20 * n) // the output is not what is measured
+		grown := peakHeap(func() {
+			decode := api.DecodeSearch
+			if tt.raw {
+				decode = api.DecodeSearchRaw
+			}
+			resp, err := decode(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.opts.Out = &out
+			p, err := NewSearchPrinter(tt.opts, tt.multi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Add(Record{Query: "q", Resp: resp}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if limit := uint64(3*len(body)) + 8<<20; grown > limit {
+			t.Errorf("%s: the heap grew by %d MB for a %d MB answer (bound %d MB)", tt.name, grown>>20, len(body)>>20, limit>>20)
+		}
+		got := out.String()
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: output lacks %q:\n%.300s", tt.name, tt.want, got)
+		}
+		if tt.name == "summary" && !strings.Contains(got, fmt.Sprintf("%d\t%d", n, n)) {
+			t.Errorf("summary: want %d results with a total count of %d:\n%s", n, n, got)
+		}
+		if tt.name == "csv" && strings.Count(got, "\n") != n+1 {
+			t.Errorf("csv: %d lines, want %d", strings.Count(got, "\n"), n+1)
 		}
 	}
 }

@@ -61,12 +61,13 @@ func (p *csvPrinter) Add(r Record) error {
 		resp = &api.SearchResponse{}
 	}
 	row[1], row[2], row[3] = resp.DetectedType, resp.Strategy, resp.UnsupportedReason
-	if len(resp.Results) == 0 {
+	if resp.ResultCount() == 0 {
 		if err := p.w.Write(row); err != nil {
 			return err
 		}
 	}
-	for _, res := range resp.Results {
+	// Every result, decoded one at a time: Results keeps only the first.
+	for _, res := range resp.All() {
 		row[4], row[5], row[6], row[7] = res.Resource, res.Label, res.Group, res.MatchedColumn
 		row[8], row[9], row[10] = defang(res.MatchedValue), string(res.Count), res.DetailURL
 		if err := p.w.Write(row); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math/big"
 	"sort"
 	"strconv"
@@ -60,12 +61,12 @@ func (p *tablePrinter) Add(r Record) error {
 	}
 	writeFields(o, b, fields)
 	b.WriteByte('\n')
-	if len(resp.Results) == 0 {
+	if resp.ResultCount() == 0 {
 		b.WriteString(o.style(styleDim, "No matches.") + "\n")
 		return p.write()
 	}
 	writeResults(o, b, resultsGrid(o, query, resp.Results))
-	writeMore(o, b, len(resp.Results)-maxRows, "results")
+	writeMore(o, b, resp.ResultCount()-min(len(resp.Results), maxRows), "results")
 	if o.Preview {
 		if err := writePreviews(o, b, resp); err != nil {
 			return err
@@ -419,14 +420,14 @@ func summaryRow(o Options, r Record) []cell {
 	case resp.UnsupportedReason != "":
 		status = textCell("unsupported: "+resp.UnsupportedReason, kindText)
 		status.style = styleDim
-	case len(resp.Results) == 0:
+	case resp.ResultCount() == 0:
 		status = cell{text: "no match", style: styleDim}
 	}
 	status.text += cachedNote(resp)
 	return append(row,
 		textCell(resp.DetectedType, kindText),
-		cell{text: strconv.Itoa(len(resp.Results))},
-		cell{text: totalCount(resp.Results), kind: kindToken},
+		cell{text: strconv.Itoa(resp.ResultCount())},
+		cell{text: totalCount(resp.Counts()), kind: kindToken},
 		status)
 }
 
@@ -475,12 +476,12 @@ const maxCountDigits = 200
 // integers (absent, null, or odd) are left out. Counts that fit an int64 are
 // added without big.Int, which would allocate per result. A count too long to
 // add makes the total "≥" the largest power of ten it shows.
-func totalCount(results []api.Result) string {
+func totalCount(counts iter.Seq[json.Number]) string {
 	var sum, n big.Int
 	var small int64
 	huge := 0
-	for _, r := range results {
-		c := string(r.Count)
+	for count := range counts {
+		c := string(count)
 		if c == "" {
 			continue
 		}

@@ -124,16 +124,4 @@ func (i Indicator) Kind() failure.Kind { return failure.KindOf(i.Err) }
 // Lean is resp without what no report shows (the raw bytes, the preview
 // records), so that a run that keeps every answer until its end keeps
 // only a few hundred bytes of each.
-func Lean(resp *api.SearchResponse) *api.SearchResponse {
-	if resp == nil {
-		return nil
-	}
-	t := *resp
-	t.Raw = nil
-	t.Results = make([]api.Result, len(resp.Results))
-	for i, r := range resp.Results {
-		r.Preview = nil
-		t.Results[i] = r
-	}
-	return &t
-}
+func Lean(resp *api.SearchResponse) *api.SearchResponse { return resp.Lean() }

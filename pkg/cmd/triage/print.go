@@ -320,10 +320,10 @@ func (w *csvWriter) Add(ind report.Indicator) error {
 	switch {
 	case ind.Err != nil:
 		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", "", ind.Err.Error(), from)
-	case len(ind.Resp.Results) == 0:
+	case ind.Resp.ResultCount() == 0:
 		return w.row(value, ind.Type, status, "", "", "", "", "", "", "", ind.Resp.UnsupportedReason, "", from)
 	}
-	for _, r := range ind.Resp.Results {
+	for _, r := range ind.Resp.All() { // every result, as search's CSV
 		mv := w.indicator(r.MatchedValue, ioc.Detect(r.MatchedValue))
 		if err := w.row(value, ind.Type, status, r.Resource, r.Label, r.Group, r.MatchedColumn, mv,
 			r.Count.String(), r.DetailURL, ind.Resp.UnsupportedReason, "", from); err != nil {
@@ -360,9 +360,12 @@ func trimmed(resp *api.SearchResponse) *api.SearchResponse {
 	if resp == nil {
 		return nil
 	}
-	t := &api.SearchResponse{DetectedType: resp.DetectedType, UnsupportedReason: resp.UnsupportedReason}
-	for _, r := range resp.Results {
-		t.Results = append(t.Results, api.Result{Resource: r.Resource, Label: r.Label, Group: r.Group, Count: r.Count})
+	// Lean keeps the whole answer's result count; of each result, only
+	// what the table shows.
+	t := resp.Lean()
+	t.Query, t.Strategy, t.CachedAt = "", "", time.Time{}
+	for i, r := range t.Results {
+		t.Results[i] = api.Result{Resource: r.Resource, Label: r.Label, Group: r.Group, Count: r.Count}
 	}
 	return t
 }

@@ -263,6 +263,10 @@ func resources(ind report.Indicator) string {
 		}
 		parts = append(parts, label)
 	}
+	if more := ind.Resp.ResultCount() - len(ind.Resp.Results); more > 0 {
+		// An answer keeps its first api.KeptResults results.
+		parts = append(parts, fmt.Sprintf("… %d more", more))
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -634,5 +635,24 @@ func TestRefusedTokenIsOneLine(t *testing.T) {
 	}
 	if strings.Contains(out, "401") || !strings.Contains(out, "Failed (23)") || !strings.Contains(out, "host22.example.com") {
 		t.Fatalf("want the 23 values listed under one line, no 401 line each:\n%s", out)
+	}
+}
+
+// An answer keeps its first api.KeptResults results (issue 28): the triage
+// table keeps the whole answer's count and says how many resources it
+// does not list.
+func TestTableSaysHowManyMoreResources(t *testing.T) {
+	body := `{"results":[` + strings.Repeat(`{"label":"Feed","count":2},`, api.KeptResults+2) + `{"label":"Feed","count":2}]}`
+	resp, err := api.DecodeSearch([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean := trimmed(resp)
+	if lean.ResultCount() != api.KeptResults+3 || lean.Raw != nil {
+		t.Fatalf("trimmed: count %d, %d raw bytes", lean.ResultCount(), len(lean.Raw))
+	}
+	got := resources(report.Indicator{Value: "x", Resp: lean})
+	if strings.Count(got, "Feed 2") != api.KeptResults || !strings.HasSuffix(got, ", … 3 more") {
+		t.Errorf("resources: %d listed, ends %q", strings.Count(got, "Feed 2"), got[len(got)-30:])
 	}
 }
