@@ -3,10 +3,16 @@ package output
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twcache"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
@@ -335,47 +341,129 @@ func (g *grid) readable(natural, widths []int) bool {
 }
 
 // writeGrid writes g at widths (0 leaves a column out), header first.
+// tilookup decides the widths and each cell's text (cut, sanitized, styled);
+// tablewriter lays the cells out, with nothing of its own: no borders, no
+// padding, no wrapping, cuts or header formatting, two spaces between
+// columns. Blueprint pads the last column too, and a line must not end in
+// the spaces it added: trimTable takes exactly those off again.
 func writeGrid(o Options, b *bytes.Buffer, g *grid, widths []int) {
+	var keep []int // the columns shown: tablewriter writes no gap after a 0-width column
+	for i, w := range widths {
+		if w > 0 {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return
+	}
+	colWidths := tw.NewMapper[int, int]()
+	for j, i := range keep {
+		colWidths.Set(j, widths[i])
+	}
+	last := widths[keep[len(keep)-1]]
 	header := make([]cell, len(g.cols))
 	for i, c := range g.cols {
 		header[i] = cell{text: c.title, style: styleBold, kind: kindText}
 	}
-	writeRow(o, b, header, widths)
+	pads := make([]int, 0, 1+len(g.rows)) // what Blueprint adds after each line's last cell
+	line := func(row []cell) []string {
+		out := make([]string, len(keep))
+		for j, i := range keep {
+			c := row[i]
+			text, style := c.text, c.style
+			if text == "" {
+				text, style = emptyCell, styleDim
+			}
+			text = shorten(text, widths[i], c.kind) // piped, the width is the natural one: nothing is cut
+			out[j] = o.style(style, o.link(c.link, text))
+			if j == len(keep)-1 {
+				pads = append(pads, max(0, last-textWidth(text)))
+			}
+		}
+		return out
+	}
+	lt := layoutTables.Get().(*layoutTable)
+	defer layoutTables.Put(lt)
+	lt.out.Reset()
+	t := lt.t
+	t.Reset()
+	t.Options(tablewriter.WithColumnWidths(colWidths))
+	t.Header(line(header))
 	for _, row := range g.rows {
-		writeRow(o, b, row, widths)
+		if err := t.Append(line(row)); err != nil {
+			panic(err) // a []string row always converts
+		}
+	}
+	if err := t.Render(); err != nil {
+		panic(err) // writes go to a bytes.Buffer, which cannot fail
+	}
+	trimTable(b, lt.out.Bytes(), pads)
+}
+
+// trimTable copies rendered lines to b, taking pads[i] trailing spaces off
+// line i: the padding of the last column, never a space of the cell's own.
+func trimTable(b *bytes.Buffer, rendered []byte, pads []int) {
+	for i := 0; len(rendered) > 0; i++ {
+		n := bytes.IndexByte(rendered, '\n')
+		if n < 0 {
+			n = len(rendered) - 1
+		}
+		line := rendered[:n]
+		if i < len(pads) {
+			line = line[:len(line)-pads[i]]
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+		rendered = rendered[n+1:]
 	}
 }
 
-// writeRow writes one line: each cell shortened to its column's width and
-// padded, except the last, so that no line ends in spaces.
-func writeRow(o Options, b *bytes.Buffer, row []cell, widths []int) {
-	last := -1
-	for i, w := range widths {
-		if w > 0 {
-			last = i
-		}
+// layoutTable is a tablewriter table that only places cells: every width is
+// given, and the cells are already cut, sanitized and styled. It writes to
+// out.
+type layoutTable struct {
+	t   *tablewriter.Table
+	out bytes.Buffer
+}
+
+// layoutTables reuses tables: NewTable sizes a 10,240-entry cache map
+// (~440 KB) that a table of strings never uses, and a --preview of 500
+// results draws 500 tables (TestTableBoundsPreview). Made on first use, not
+// at start-up.
+var layoutTables = sync.Pool{New: func() any { return newLayoutTable() }}
+
+func newLayoutTable() *layoutTable {
+	lt := &layoutTable{}
+	lt.t = tablewriter.NewTable(&lt.out, append(layoutOptions(),
+		// Reset would otherwise make the big cache again for every table.
+		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
+	)...)
+	return lt
+}
+
+// layoutOptions make tablewriter place cells and nothing else: no
+// borders, lines, padding, wrapping, cuts or header formatting, cells left
+// aligned, two spaces between columns.
+func layoutOptions() []tablewriter.Option {
+	return []tablewriter.Option{
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbolCustom("tilookup").WithColumn("  "),
+			Settings: tw.Settings{
+				Lines:      tw.LinesNone,
+				Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off, ShowHeader: tw.Off, ShowFooter: tw.Off},
+			},
+		})),
+		tablewriter.WithPadding(tw.PaddingNone),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithTrimTab(tw.Off),
+		tablewriter.WithTrimLine(tw.Off),
 	}
-	first := true
-	for i, w := range widths {
-		if w == 0 {
-			continue
-		}
-		if !first {
-			b.WriteString("  ")
-		}
-		first = false
-		c := row[i]
-		text, style := c.text, c.style
-		if text == "" {
-			text, style = emptyCell, styleDim
-		}
-		text = shorten(text, w, c.kind) // piped, w is the natural width: nothing is cut
-		b.WriteString(o.style(style, o.link(c.link, text)))
-		if i != last {
-			b.WriteString(strings.Repeat(" ", max(0, w-textWidth(text))))
-		}
-	}
-	b.WriteByte('\n')
 }
 
 // writeMore writes the note for what a table left out.

@@ -248,3 +248,45 @@ func FuzzTableRender(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteGrid pins what writeGrid hands tablewriter and takes back: a
+// column left out (width 0) leaves no gap, cells are cut by tilookup, only
+// the last column's padding is trimmed (a cell's own trailing space stays),
+// and styling does not count towards widths.
+func TestWriteGrid(t *testing.T) {
+	g := &grid{
+		cols: []column{{title: "A"}, {title: "DROPPED"}, {title: "B"}, {title: "C"}},
+		rows: [][]cell{
+			{{text: "one"}, {text: "x"}, {text: "44d88612fea8a8f36de82e1278abb02f", kind: kindToken}, {text: "end "}},
+			{{text: "sixsix"}, {text: "y"}, {text: ""}, {text: "z"}},
+		},
+	}
+	tests := []struct {
+		name   string
+		o      Options
+		widths []int
+		want   string
+	}{
+		{"drop middle", Options{}, []int{6, 0, 10, 4},
+			"A       B           C\n" +
+				"one     44d88…b02f  end \n" +
+				"sixsix  —           z\n"},
+		{"all shown", Options{}, []int{6, 7, 32, 4},
+			"A       DROPPED  B                                 C\n" +
+				"one     x        44d88612fea8a8f36de82e1278abb02f  end \n" +
+				"sixsix  y        —                                 z\n"},
+		{"color", Options{Color: true}, []int{6, 0, 0, 4},
+			"\x1b[1mA\x1b[0m       \x1b[1mC\x1b[0m\n" +
+				"one     end \n" +
+				"sixsix  z\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			writeGrid(tt.o, &b, g, tt.widths)
+			if got := b.String(); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
