@@ -409,7 +409,9 @@ func trimTable(b *bytes.Buffer, rendered []byte, pads []int) {
 			n = len(rendered) - 1
 		}
 		line := rendered[:n]
-		if i < len(pads) {
+		// Only spaces are taken off: should tablewriter ever lay a line out
+		// otherwise, it shows padded rather than cut.
+		if i < len(pads) && pads[i] <= len(line) && len(bytes.TrimRight(line[len(line)-pads[i]:], " ")) == 0 {
 			line = line[:len(line)-pads[i]]
 		}
 		b.Write(line)
