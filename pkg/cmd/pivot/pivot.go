@@ -161,7 +161,7 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up all that is found (no skip rule)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix, misp: mark the bundle or event TLP:`LEVEL` (e.g. amber)")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix, misp: mark it TLP:`LEVEL` (e.g. amber)")
 	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
