@@ -466,3 +466,31 @@ func TestReadmeNamesTheCommandsThatCallTheService(t *testing.T) {
 		}
 	})
 }
+
+// Nothing compiles a regexp at start-up: a package variable of
+// regexp.MustCompile runs in every process, each TAB of completion
+// included (one in pkg/watch cost a tenth of `tilookup version`).
+func TestNoRegexpCompiledAtStartUp(t *testing.T) {
+	decl := regexp.MustCompile(`(?m)^(var\s+\w+\s*=|\s+\w+\s*=)\s*regexp\.MustCompile`)
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/bench/") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if loc := decl.FindIndex(src); loc != nil && !inFunc(src[:loc[0]]) {
+			t.Errorf("%s compiles a regexp in a package variable: %q", path, src[loc[0]:loc[1]])
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// inFunc tells, roughly, whether the end of src is inside a function:
+// the last top-level declaration before it starts with func.
+func inFunc(src []byte) bool {
+	i := bytes.LastIndex(src, []byte("\nfunc "))
+	j := max(bytes.LastIndex(src, []byte("\nvar ")), bytes.LastIndex(src, []byte("\nvar(")))
+	return i > j
+}

@@ -376,7 +376,9 @@ func TestInterruptWholeRows(t *testing.T) {
 		t.Fatalf("err = %v, want interrupted", err)
 	}
 	recs := readAll(t, out, CSV)
-	if len(recs) < 2 || len(recs) > 2001 {
+	// How many rows are out when the cancel lands depends on the
+	// scheduler (under load, none may be): what is out must be whole.
+	if len(recs) < 1 || len(recs) > 2001 {
 		t.Fatalf("%d records", len(recs))
 	}
 	for i, rec := range recs[1:] {

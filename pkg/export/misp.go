@@ -46,6 +46,9 @@ type Finding struct {
 	// FromURL is the URL a host was taken from (triage); named in the
 	// comment.
 	FromURL string
+	// Change says what changed since an earlier run (watch): it opens the
+	// comment, in place of "Found by tilookup" when Matches is empty.
+	Change string
 }
 
 // Relation is an edge from a finding to another value.
@@ -216,11 +219,16 @@ func mispInfo(run MISPRun, t time.Time) string {
 	return info
 }
 
-// findingComment says where the service matched the value and, for a
-// pivot, which values it leads to.
+// findingComment says where the service matched the value (or, for a
+// watch, what changed) and, for a pivot, which values it leads to.
 func findingComment(f Finding) string {
 	c := matchedIn(f.Matches, f.More)
-	if c == "" {
+	switch {
+	case f.Change != "" && c != "":
+		c = f.Change + ". " + c
+	case f.Change != "":
+		c = f.Change
+	case c == "":
 		c = "Found by tilookup"
 	}
 	if len(f.Related) > 0 {

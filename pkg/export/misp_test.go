@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/tilookup/tilookup/internal/misptest"
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/report"
@@ -66,112 +65,15 @@ func attrOf(ev mispOut, value string) *mispAttr {
 	return nil
 }
 
-// mispFile is ../shared/misp/name beside the repository; under CI=true a
-// missing file fails the test, as the STIX schemas do.
-func mispFile(t *testing.T, name string) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(wd, "..", "..", "..", "shared", "misp", name)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("MISP's %s is missing at %s: CI must check the events against it", name, path)
-		}
-		t.Skipf("%s not found at %s (../shared/misp beside the repository): not checked", name, path)
-	}
-	return path
-}
-
-// mispSchema compiles MISP's event schema (format 2.4, draft-04).
-func mispSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	path := mispFile(t, "schema.json")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// MISP's schema has one slip: defs.sharing_group lists its
-	// "required" array among its properties, which the draft-04
-	// metaschema refuses. The array is moved out of the way (tilookup
-	// writes no sharing group, so nothing checked is lost); any other
-	// defect still fails the compilation.
-	sg := doc.(map[string]any)["defs"].(map[string]any)["sharing_group"].(map[string]any)
-	if props := sg["properties"].(map[string]any); props["required"] != nil {
-		if _, isArray := props["required"].([]any); !isArray {
-			t.Fatalf("schema.json changed: sharing_group's property \"required\" is no longer the misplaced array")
-		}
-		delete(props, "required")
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft4)
-	c.AssertFormat()
-	if err := c.AddResource("file:///misp/schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("file:///misp/schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
-}
-
-// describeTypes is PyMISP's describeTypes.json: the attribute types, each
-// one's default category and to_ids, and which types each category allows.
-type describeTypes struct {
-	Result struct {
-		Types        []string `json:"types"`
-		SaneDefaults map[string]struct {
-			DefaultCategory string `json:"default_category"`
-			ToIDS           int    `json:"to_ids"`
-		} `json:"sane_defaults"`
-		CategoryTypeMappings map[string][]string `json:"category_type_mappings"`
-	} `json:"result"`
-}
-
-func loadDescribeTypes(t *testing.T) describeTypes {
-	t.Helper()
-	raw, err := os.ReadFile(mispFile(t, "describeTypes.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d describeTypes
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Result.Types) == 0 || len(d.Result.CategoryTypeMappings) == 0 {
-		t.Fatal("describeTypes.json has no types or categories")
-	}
-	return d
-}
-
 // checkTypes reports the attributes whose type MISP does not know or
-// whose category does not allow it.
-func checkTypes(d describeTypes, ev mispOut) []string {
-	var bad []string
-	for _, a := range ev.Event.Attribute {
-		if !contains(d.Result.Types, a.Type) {
-			bad = append(bad, a.Type+" is not a MISP type")
-		} else if !contains(d.Result.CategoryTypeMappings[a.Category], a.Type) {
-			bad = append(bad, "category "+a.Category+" does not allow "+a.Type)
-		}
+// whose category does not allow it (misptest's check, on this package's
+// decoding of an event).
+func checkTypes(d misptest.DescribeTypes, ev mispOut) []string {
+	attrs := make([]misptest.Attribute, len(ev.Event.Attribute))
+	for i, a := range ev.Event.Attribute {
+		attrs[i] = misptest.Attribute{Type: a.Type, Category: a.Category}
 	}
-	return bad
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return d.CheckTypes(attrs)
 }
 
 // hostileFinding has quotes, a newline and <script> in its value, label
@@ -226,7 +128,7 @@ func everyMISPEvent(t *testing.T) map[string][]byte {
 }
 
 func TestMISPSchemaValid(t *testing.T) {
-	sch := mispSchema(t)
+	sch := misptest.Schema(t)
 	for name, raw := range everyMISPEvent(t) {
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 		if err != nil {
@@ -240,7 +142,7 @@ func TestMISPSchemaValid(t *testing.T) {
 
 // TestMISPSchemaCatches makes sure the validation above can fail.
 func TestMISPSchemaCatches(t *testing.T) {
-	sch := mispSchema(t)
+	sch := misptest.Schema(t)
 	raw, _ := writeMISP(t, allTypes(t), MISPOptions{TLP: "amber"})
 	for _, c := range []struct{ from, to string }{
 		{`"published": false`, `"published": "false"`},
@@ -264,7 +166,7 @@ func TestMISPSchemaCatches(t *testing.T) {
 }
 
 func TestMISPTypesAndCategories(t *testing.T) {
-	d := loadDescribeTypes(t)
+	d := misptest.LoadDescribeTypes(t)
 	for name, raw := range everyMISPEvent(t) {
 		if bad := checkTypes(d, decodeMISP(t, raw)); len(bad) > 0 {
 			t.Errorf("%s: %v", name, bad)

@@ -29,8 +29,11 @@ type RenderOptions struct {
 	TTY bool
 	// Now is the time of the walk, for the Markdown heading and STIX.
 	Now time.Time
-	// TLP marks a STIX bundle (export.ParseTLP's levels); "" for none.
+	// TLP marks a STIX bundle or tags a MISP event (export.ParseTLP's
+	// levels); "" for none.
 	TLP string
+	// ToIDS sets to_ids on a MISP event's attributes (export.MISPOptions).
+	ToIDS bool
 }
 
 // label is a node's value as drawings show it: defanged unless asked

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -74,12 +73,27 @@ func New(name, profile, baseURL string) *State {
 		Labels: map[string]string{}, Values: map[string]*Entry{}}
 }
 
-// validName: a NAME is a file name on every platform, and never a path.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validName tells a NAME that is a file name on every platform, and never
+// a path: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit.
+// Written out rather than as a regexp, which a package variable would
+// compile at every start-up, each TAB of completion included.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // CheckName refuses a NAME that could not be a file name of its own.
 func CheckName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName(name) {
 		return fmt.Errorf("invalid watch list name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	return nil

@@ -45,6 +45,7 @@ type Options struct {
 	NoSkip      bool
 	NoRefang    bool
 	TLP         string
+	ToIDS       bool
 	Sandbox     bool
 	Refresh     bool
 }
@@ -74,6 +75,8 @@ func renderer(name string) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) e
 		return pivot.HTML, nil
 	case format.STIX:
 		return pivot.STIX, nil
+	case format.MISP:
+		return pivot.MISP, nil
 	}
 	// The registry lists a format for pivot that has no printer here.
 	return nil, failure.New(failure.Usage, "-o %s is not written by pivot", f)
@@ -109,8 +112,11 @@ field, a neighbour was found; dot for Graphviz (dot -Tsvg); mermaid for
 GitHub and GitLab Markdown; md, a document for a ticket; html, one
 self-contained page that draws the graph with no network access; stix, one
 STIX 2.1 bundle whose related-to relationships join the observables (marked
-with --tlp). Values are defanged in every drawing unless --no-defang; json
-and stix keep them live.
+with --tlp); misp, one MISP event with an attribute per matched indicator
+(never a skipped, unmatched or unreached one), each edge between two of them
+named in both attributes' comments (tagged with --tlp, to_ids set only with
+--to-ids). Values are defanged in every drawing unless --no-defang; json,
+stix and misp keep them live.
 
 The exit status is triage's: 0 when any indicator matched, 1 when none did,
 the largest error code when a lookup failed, 130 on Ctrl-C (what was found
@@ -155,7 +161,8 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up all that is found (no skip rule)")
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
-	fl.StringVar(&opts.TLP, "tlp", "", "-o stix: mark the bundle TLP:`LEVEL` (e.g. amber)")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o stix, misp: mark it TLP:`LEVEL` (e.g. amber)")
+	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -175,14 +182,11 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.TLP != "" {
-		// Refused before any lookup, as triage does.
-		if f, _ := format.Parse(name); f != format.STIX {
-			return cmdutil.UsageError("--tlp marks a STIX bundle: use it with -o stix")
-		}
-		if _, err := export.ParseTLP(opts.TLP); err != nil {
-			return err
-		}
+	// Refused before any lookup, as search and triage do (renderer has
+	// parsed the name).
+	f, _ := format.Parse(name)
+	if err := cmdutil.CheckExportFlags(f, opts.TLP, opts.ToIDS); err != nil {
+		return err
 	}
 	starts := make([]pivot.Start, 0, len(opts.Values))
 	for _, v := range opts.Values {
@@ -209,7 +213,7 @@ func run(ctx context.Context, opts *Options) error {
 		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
 	})
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP}
+	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP, ToIDS: opts.ToIDS}
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
 	}

@@ -25,7 +25,8 @@ type writer interface {
 	Close(at time.Time, interrupted bool) error
 }
 
-func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool, width int) (writer, error) {
+// misp is how to write -o misp's event (--tlp, --to-ids).
+func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool, width int, misp export.MISPOptions) (writer, error) {
 	if err := output.CheckFormat("watch", f); err != nil {
 		return nil, err
 	}
@@ -43,6 +44,8 @@ func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, def
 		return &mdWriter{out: out, name: name, defang: def}, nil
 	case output.Table:
 		return &tableWriter{out: out, defang: def, width: width}, nil
+	case output.MISP:
+		return &mispWriter{out: out, name: name, opts: misp}, nil
 	}
 	return nil, fmt.Errorf("watch has no printer for -o %s", f)
 }
@@ -198,6 +201,76 @@ func (w *mdWriter) Close(at time.Time, interrupted bool) error {
 		}
 	}
 	return failure.WriteError(b.Flush())
+}
+
+// mispWriter is one MISP event of the run, written at the end: an
+// attribute per new or changed value, its comment saying what changed
+// with each resource's count before and after. A gone value is no
+// attribute (an event holds what was found, and nothing is found about
+// it now), nor is a failed one (an error is no fact about a value); the
+// values are live, as an event is data for MISP. Values whose type MISP
+// has no attribute type for are left out by the builder.
+type mispWriter struct {
+	out      *bufio.Writer
+	name     string
+	opts     export.MISPOptions
+	findings []export.Finding
+}
+
+func (w *mispWriter) Add(c Change) error {
+	if c.Error != nil || c.Change == string(watch.KindGone) {
+		return nil
+	}
+	w.findings = append(w.findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(w.name, c)})
+	return nil
+}
+
+func (w *mispWriter) Flush() error { return nil }
+
+func (w *mispWriter) Close(at time.Time, interrupted bool) error {
+	run := export.MISPRun{
+		What: fmt.Sprintf("Watch %s, %d new or changed values", w.name, len(w.findings)),
+		Time: at, Interrupted: interrupted, Findings: w.findings,
+	}
+	if err := export.MISPEvent(w.out, run, w.opts); err != nil {
+		return failure.WriteError(err)
+	}
+	return failure.WriteError(w.out.Flush())
+}
+
+// mispChange is a change as an attribute's comment: "Changed (since the
+// check of 2026-11-23T07:00:00Z in watch NAME): C2 servers: 2 → 3; ...",
+// the counts of the resources that differ, before and after.
+func mispChange(name string, c Change) string {
+	since := "first check in watch " + name
+	if c.PreviousCheckedAt != nil {
+		since = "since the check of " + *c.PreviousCheckedAt + " in watch " + name
+	}
+	parts := make([]string, len(c.Resources))
+	for i, d := range c.Resources {
+		label := d.Label
+		if label == "" {
+			label = d.Resource
+		}
+		parts[i] = fmt.Sprintf("%s: %s → %s", label, mispCount(d.Before), mispCount(d.After))
+		if d.Before != nil && d.After != nil && *d.Before == *d.After {
+			parts[i] += " (preview records changed)"
+		}
+	}
+	what := "Changed"
+	if c.Change == string(watch.KindNew) {
+		what = "New"
+	}
+	return fmt.Sprintf("%s (%s): %s", what, since, strings.Join(parts, "; "))
+}
+
+// mispCount is a count before or after: "none" where the resource did
+// not match (a "-" would read as a typo in MISP's comment column).
+func mispCount(n *json.Number) string {
+	if n == nil {
+		return "none"
+	}
+	return n.String()
 }
 
 func csvCount(n *json.Number) string {

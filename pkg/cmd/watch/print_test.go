@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
@@ -42,7 +43,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 	for _, tt := range tests {
 		var b bytes.Buffer
 		out := bufio.NewWriter(&b)
-		w, err := newWriter(tt.format, out, "n", tt.tty, false, tt.defang, 0)
+		w, err := newWriter(tt.format, out, "n", tt.tty, false, tt.defang, 0, export.MISPOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 }
 
 func TestNoPrinterForAFormatWatchDoesNotWrite(t *testing.T) {
-	if _, err := newWriter(output.STIX, bufio.NewWriter(&bytes.Buffer{}), "n", false, false, false, 0); err == nil {
+	if _, err := newWriter(output.STIX, bufio.NewWriter(&bytes.Buffer{}), "n", false, false, false, 0, export.MISPOptions{}); err == nil {
 		t.Fatal("a writer for -o stix")
 	}
 }
@@ -78,7 +79,7 @@ func TestNoPrinterForAFormatWatchDoesNotWrite(t *testing.T) {
 func TestTableFitsTheTerminal(t *testing.T) {
 	var b bytes.Buffer
 	out := bufio.NewWriter(&b)
-	w, _ := newWriter(output.Table, out, "n", true, false, false, 80)
+	w, _ := newWriter(output.Table, out, "n", true, false, false, 80, export.MISPOptions{})
 	c := Change{Value: "login-update.example.net", Type: "domain", Change: "new", Resources: []watch.Delta{
 		{Resource: "a", Label: "Passive DNS"}, {Resource: "b", Label: "Domain intelligence"}, {Resource: "c", Label: "Phishing URLs"}, {Resource: "d", Label: "Community IOC feed"}}}
 	if err := w.Add(c); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -43,7 +44,7 @@ func TestSinkKeepsWhatARunDidNotFinishOrGetRight(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := oldState()
-			w, _ := newWriter(output.NDJSON, bufio.NewWriter(io.Discard), "n", false, false, false, 0)
+			w, _ := newWriter(output.NDJSON, bufio.NewWriter(io.Discard), "n", false, false, false, 0, export.MISPOptions{})
 			s := newSink(st, w, time.Unix(200, 0))
 			s.Add(lookup.Result{Item: lookup.Item{Value: "a"}, Resp: matched("2")})
 			s.Add(lookup.Result{Item: lookup.Item{Value: "b"}, Err: failure.New(failure.Server, "503")})
@@ -78,7 +79,7 @@ func TestSinkExitCodes(t *testing.T) {
 		{"a failure wins", nil, failure.New(failure.Auth, "401"), failure.ExitAuth},
 	} {
 		st := oldState()
-		w, _ := newWriter(output.JSON, bufio.NewWriter(io.Discard), "n", false, false, false, 0)
+		w, _ := newWriter(output.JSON, bufio.NewWriter(io.Discard), "n", false, false, false, 0, export.MISPOptions{})
 		s := newSink(st, w, time.Unix(200, 0))
 		s.Add(lookup.Result{Item: lookup.Item{Value: "a"}, Resp: tt.resp, Err: tt.err})
 		got := failure.ExitOK

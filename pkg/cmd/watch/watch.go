@@ -17,6 +17,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -46,6 +47,8 @@ type Options struct {
 	Defang      bool
 	DefangSet   bool
 	CSVRaw      bool
+	TLP         string
+	ToIDS       bool
 	Sandbox     bool
 	Every       time.Duration
 }
@@ -90,7 +93,11 @@ changes, -o ndjson one change per line: {"value", "type", "change",
 "resources": [{"resource", "label", "before", "after"}], "checked_at",
 "previous_checked_at"}, and for a failed value "change": "error" with
 "error": {"kind", "message"}; -o csv one row per change and resource; -o md
-Markdown for a mail or a ticket (indicators defanged unless --defang=false).
+Markdown for a mail or a ticket (indicators defanged unless --defang=false);
+-o misp one MISP event of the new and changed values, each attribute's
+comment saying what changed with the counts before and after (a gone or
+failed value is no attribute; --tlp tags the event, --to-ids flags the
+attributes).
 
 --every DURATION runs again every DURATION (at least 1m) in one process,
 until Ctrl-C; each run prints its own changes.
@@ -135,6 +142,11 @@ failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
 	fl.BoolVar(&opts.NoRefang, "no-refang", false, "search values exactly as given")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators (always in md unless =false)")
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep cells a spreadsheet would run")
+	fl.StringVar(&opts.TLP, "tlp", "", "-o misp: tag the event TLP:`LEVEL` (e.g. amber)")
+	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
+	})
+	fl.BoolVar(&opts.ToIDS, "to-ids", false, "-o misp: set the attributes' to_ids flag")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	fl.DurationVar(&opts.Every, "every", 0, "run again every `DURATION` (>= 1m) until Ctrl-C")
 	cmdutil.AddNetworkFlags(cmd)
@@ -247,6 +259,9 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	if err := cmdutil.CheckExportFlags(fm, opts.TLP, opts.ToIDS); err != nil {
+		return err
+	}
 	if opts.Every != 0 && len(opts.Files) == 0 {
 		return cmdutil.UsageError("--every reads its FILEs again at each run: give a FILE, not stdin")
 	}
@@ -284,7 +299,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if opts.IO.IsStdoutTTY() {
 		width = opts.IO.TerminalWidth()
 	}
-	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang, width)
+	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang, width, export.MISPOptions{TLP: opts.TLP, ToIDS: opts.ToIDS})
 	if err != nil {
 		return err
 	}

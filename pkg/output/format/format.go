@@ -14,9 +14,6 @@
 //
 // Letting one more command print a format is one place too: that row's
 // Commands, plus the command's constructor.
-//
-// pivot and watch add themselves to misp's row when they write it (watch
-// streaming MISP events one by one would need a row of Kind Stream).
 package format
 
 import (
@@ -89,7 +86,7 @@ var rows = []Spec{
 	{Name: CSV, Kind: Stream, Commands: slices.Concat(records, []string{"config"}), Help: "comma-separated values with a header"},
 	{Name: MD, Kind: Document, Commands: []string{"search", "triage", "pivot", "watch"}, Help: "a Markdown report of the run"},
 	{Name: STIX, Kind: Document, Commands: []string{"search", "triage", "pivot"}, Help: "a STIX 2.1 bundle of the run"},
-	{Name: MISP, Kind: Document, Commands: []string{"search", "triage"}, Help: "a MISP event (JSON) of the run"},
+	{Name: MISP, Kind: Document, Commands: []string{"search", "triage", "pivot", "watch"}, Help: "a MISP event (JSON) of the run"},
 	{Name: DOT, Kind: Document, Commands: []string{"pivot"}, Help: "a Graphviz graph"},
 	{Name: Mermaid, Kind: Document, Commands: []string{"pivot"}, Help: "a Mermaid flowchart"},
 	{Name: HTML, Kind: Document, Commands: []string{"pivot"}, Help: "a self-contained HTML page"},

@@ -56,13 +56,15 @@ func TestCheck(t *testing.T) {
 		{"detect", STIX, "-o stix is written by search, triage and pivot only: use table, json, ndjson or csv here"},
 		{"extract", MD, "-o md is written by search, triage, pivot and watch only: use table, json, ndjson or csv here"},
 		{"pivot", HTML, ""},
-		{"pivot", CSV, "-o csv is written by search, triage, detect, extract, events, watch and config only: use table, json, md, stix, dot, mermaid or html here"},
+		{"pivot", CSV, "-o csv is written by search, triage, detect, extract, events, watch and config only: use table, json, md, stix, misp, dot, mermaid or html here"},
 		{"search", DOT, "-o dot is written by pivot only: use table, json, ndjson, csv, md, stix or misp here"},
 		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events, watch and config only: use table, json or ndjson here"},
 		{"config", CSV, ""},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"triage", MISP, ""},
-		{"detect", MISP, "-o misp is written by search and triage only"},
+		{"pivot", MISP, ""},
+		{"watch", MISP, ""},
+		{"detect", MISP, "-o misp is written by search, triage, pivot and watch only"},
 	} {
 		err := Check(tc.command, tc.f)
 		switch {
