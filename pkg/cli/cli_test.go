@@ -61,6 +61,7 @@ func TestEveryParentRejectsUnknownSubcommands(t *testing.T) {
 			t.Errorf("%s bogus: exit %d, stdout %q, stderr %q", c.CommandPath(), code, out.String(), errOut.String())
 		}
 		ios, _, out, _ = iostreams.Test()
+		ios.SetTTY(true, false, false) // a person typing the parent alone
 		if code := Run(args[:len(args)-1], ios); code != 0 || !strings.Contains(out.String(), "Available Commands:") {
 			t.Errorf("%s alone: exit %d, stdout %q", c.CommandPath(), code, out.String())
 		}
@@ -493,4 +494,17 @@ func inFunc(src []byte) bool {
 	i := bytes.LastIndex(src, []byte("\nfunc "))
 	j := max(bytes.LastIndex(src, []byte("\nvar ")), bytes.LastIndex(src, []byte("\nvar(")))
 	return i > j
+}
+
+// A cron line that forgot --name (values piped in, or a flag of a run)
+// fails instead of printing help with exit 0, which would read as
+// "something changed".
+func TestWatchWithoutANameFails(t *testing.T) {
+	for _, args := range [][]string{{"watch"}, {"watch", "-o", "md"}} {
+		ios, in, out, errOut := iostreams.Test()
+		in.WriteString("203.0.113.66\n")
+		if code := Run(args, ios); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "watch needs --name NAME") {
+			t.Errorf("%q piped: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
 }

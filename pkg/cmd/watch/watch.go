@@ -116,8 +116,14 @@ failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
 				// Without --name, watch is the parent of list and
 				// forget: a word after it is a mistyped subcommand,
 				// and nothing at all asks for the help.
-				if len(args) == 0 {
+				// A cron line that forgot --name must not pass for a
+				// run that found changes (help, exit 0): values piped
+				// in, or a flag of a run, ask for one.
+				if len(args) == 0 && opts.IO.IsStdinTTY() && cmd.Flags().NFlag() == 0 {
 					return cmd.Help()
+				}
+				if len(args) == 0 {
+					return cmdutil.UsageError("watch needs --name NAME: the list the values are compared with (tilookup watch list names them)")
 				}
 				return cmdutil.ArgErrorf("unknown command %q for %q (to watch a list: --name NAME FILE...)", args[0], cmd.CommandPath())
 			}
