@@ -566,6 +566,9 @@ func TestTLSSettings(t *testing.T) {
 // 2,000 values end in seconds, not the minutes of retrying each one, with
 // 2,000 records, the closing line saying once why, and exit 6.
 func TestUnreachableServiceStopsARun(t *testing.T) {
+	// Its runs wait on the binary, not the CPU: they overlap with the
+	// other tests that do.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the real binary over 2,000 values")
 	}
@@ -581,6 +584,7 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 		{"invalid-host", "https://tilookup-unreachable.invalid", "tilookup-unreachable.invalid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 				"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"), "TILOOKUP_TOKEN=tok-unreachable",
@@ -630,6 +634,9 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 // incomplete, triage JSON's summary says "interrupted", and the closing
 // line says how far the run got.
 func TestSIGHUPEndsARunCleanly(t *testing.T) {
+	// Its runs wait on the binary, not the CPU: they overlap with the
+	// other tests that do.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the real binary")
 	}
@@ -693,6 +700,7 @@ func TestSIGHUPEndsARunCleanly(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			cmd := exec.Command(bin, tc.args...)
 			cmd.Env, cmd.Dir = env, t.TempDir()
 			cmd.Stdin = strings.NewReader(stdin)
