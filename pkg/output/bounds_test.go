@@ -126,7 +126,9 @@ func TestTableBoundsPreview(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if alloc > 64<<20 {
+	// Under -race, sync.Pool drops some tables on purpose, and each new
+	// one allocates its cache: the bound holds without it (raceEnabled).
+	if alloc > 64<<20 && !raceEnabled {
 		t.Errorf("allocated %d MB", alloc>>20)
 	}
 }
