@@ -25,12 +25,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tilookup/tilookup/bench/internal/benchutil"
 )
 
 const token = "bench-token"
@@ -88,12 +89,12 @@ func main() {
 			wall, cpu = timed(tl, "search", "--base-url", base, "-o", "ndjson", "-c", strconv.Itoa(*c), "-f", values)
 			tTL, cTL = append(tTL, wall), append(cTL, cpu)
 		}
-		mt, mm := median(tTL), median(tMC)
+		mt, mm := benchutil.Median(tTL), benchutil.Median(tMC)
 		fmt.Printf("(%s) %s\n", sc.name, sc.describe())
 		fmt.Printf("    minimal client %8v   tilookup %8v   ratio %.2f (target <= %.2f)\n",
 			mm.Round(time.Millisecond), mt.Round(time.Millisecond), float64(mt)/float64(mm), sc.target)
 		fmt.Printf("    CPU (user+sys) %8v            %8v   ratio %.2f (the clients' own work; the server shares the cores)\n",
-			median(cMC).Round(time.Millisecond), median(cTL).Round(time.Millisecond), float64(median(cTL))/float64(median(cMC)))
+			benchutil.Median(cMC).Round(time.Millisecond), benchutil.Median(cTL).Round(time.Millisecond), float64(benchutil.Median(cTL))/float64(benchutil.Median(cMC)))
 	}
 
 	if !want["rss"] {
@@ -225,18 +226,7 @@ func peakRSS(bin string, args ...string) int64 {
 	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
 }
 
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
+func build(out, pkg string) { check(benchutil.Build(out, pkg)) }
 
 func check(err error) {
 	if err != nil {

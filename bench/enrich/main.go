@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tilookup/tilookup/bench/internal/benchutil"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
@@ -122,12 +123,7 @@ func verdict(ok bool) string {
 	return "MISSED"
 }
 
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
-}
+func build(out, pkg string) { check(benchutil.Build(out, pkg)) }
 
 func check(err error) {
 	if err != nil {

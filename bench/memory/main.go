@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tilookup/tilookup/bench/internal/benchutil"
 )
 
 const token = "bench-token"
@@ -221,12 +223,7 @@ func serve() {
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
-}
+func build(out, pkg string) { check(benchutil.Build(out, pkg)) }
 
 func check(err error) {
 	if err != nil {

@@ -25,10 +25,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tilookup/tilookup/bench/internal/benchutil"
 )
 
 const (
@@ -78,7 +79,7 @@ func main() {
 		sw = append(sw, timed(tl, searchArgs...))
 		rw = append(rw, timed(tl, rawArgs...))
 	}
-	p, s, raw := median(pw), median(sw), median(rw)
+	p, s, raw := benchutil.Median(pw), benchutil.Median(sw), benchutil.Median(rw)
 	ratio := float64(p) / float64(s)
 	fmt.Printf("%d lookups, zero latency, -c %d, median of %d rounds\n", lookups, *c, *rounds)
 	fmt.Printf("  pivot --depth 3 --max-lookups %d  %8.1f ms\n", lookups, ms(p))
@@ -137,18 +138,7 @@ func timed(bin string, args ...string) time.Duration {
 	return time.Since(start)
 }
 
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
+func build(out, pkg string) { check(benchutil.Build(out, pkg)) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

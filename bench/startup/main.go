@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tilookup/tilookup/bench/internal/benchutil"
 )
 
 func main() {
@@ -50,7 +52,7 @@ func main() {
 		tLibs, tTL = append(tLibs, l), append(tTL, t)
 		pairs = append(pairs, float64(t)/float64(l))
 	}
-	mh, ml, mt := median(tHello), median(tLibs), median(tTL)
+	mh, ml, mt := benchutil.Median(tHello), benchutil.Median(tLibs), benchutil.Median(tTL)
 	slices.Sort(pairs)
 	fmt.Printf("hello world:                  median %v (p90 %v)\n", mh, p90(tHello))
 	fmt.Printf("hello world + the libraries:  median %v (p90 %v)\n", ml, p90(tLibs))
@@ -87,12 +89,7 @@ func buildLibsHello(out string) {
 }
 
 // build builds as the release does.
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
-}
+func build(out, pkg string) { check(benchutil.Build(out, pkg)) }
 
 func timeRun(bin string, args ...string) time.Duration {
 	cmd := exec.Command(bin, args...)
@@ -100,12 +97,6 @@ func timeRun(bin string, args ...string) time.Duration {
 	start := time.Now()
 	check(cmd.Run())
 	return time.Since(start)
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func p90(d []time.Duration) time.Duration {

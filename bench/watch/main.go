@@ -19,12 +19,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/tilookup/tilookup/bench/internal/benchutil"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
@@ -69,11 +69,11 @@ func main() {
 		tW, cW = append(tW, wall), append(cW, cpu)
 		rssW = max(rssW, rss)
 	}
-	ms, mw := median(tS), median(tW)
+	ms, mw := benchutil.Median(tS), benchutil.Median(tW)
 	fmt.Printf("    search -o ndjson   %8v\n", ms.Round(time.Millisecond))
 	fmt.Printf("    watch (again)      %8v   ratio %.2f (target <= 1.20)\n", mw.Round(time.Millisecond), float64(mw)/float64(ms))
 	fmt.Printf("    CPU (user+sys)     %8v   %8v   ratio %.2f (the commands' own work; the sandbox shares the cores)\n",
-		median(cS).Round(time.Millisecond), median(cW).Round(time.Millisecond), float64(median(cW))/float64(median(cS)))
+		benchutil.Median(cS).Round(time.Millisecond), benchutil.Median(cW).Round(time.Millisecond), float64(benchutil.Median(cW))/float64(benchutil.Median(cS)))
 	fmt.Printf("    watch (first run)  %8v   ratio %.2f\n", wFirst.Round(time.Millisecond), float64(wFirst)/float64(ms))
 	fmt.Printf("    peak RSS of watch  %6.1f MB first run, %6.1f MB again (target < 100 MB)\n", float64(rssFirst)/1024, float64(rssW)/1024)
 	states, _ := filepath.Glob(filepath.Join(dir, "state", "tilookup", "watch", "*", "bench.json"))
@@ -122,18 +122,7 @@ func run(bin string, env []string, args ...string) (wall, cpu time.Duration, rss
 	return wall, st.UserTime() + st.SystemTime(), st.SysUsage().(*syscall.Rusage).Maxrss
 }
 
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	check(cmd.Run())
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
+func build(out, pkg string) { check(benchutil.Build(out, pkg)) }
 
 func check(err error) {
 	if err != nil {
