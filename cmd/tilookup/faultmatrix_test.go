@@ -65,7 +65,7 @@ import (
 //	503 ISO-8859-1 HTML page   6      6       server        (quoted by its title, no panic)
 //	invisible characters       0      0       -             (shown as <U+XXXX> in table output)
 const (
-	bulkValues = 1000
+	bulkValues = 300
 	bulkRate   = 0.1
 	cveValue   = "CVE-2021-44228"
 )
@@ -108,7 +108,15 @@ var pausedBulk = []string{"--retries", "0", "-c", "64"}
 // the whole run for a second or two (Retry-After is whole seconds, so the
 // pause cannot be shorter): still several pauses, shared by the workers,
 // in seconds rather than the 15 and 30 that a hundred of them took.
-const pausedRate = 0.002
+const pausedRate = 0.005
+
+// timedOutBulk: each faulted value holds a worker until the timeout, so the
+// bulk run of a timeout case faults timedOutRate of the values, with enough
+// workers for them to wait together, and a timeout long enough that a
+// healthy answer on a loaded machine (-race, CI) never reaches it.
+var timedOutBulk = []string{"--retries", "0", "--timeout", "1s", "-c", "32"}
+
+const timedOutRate = 0.02
 
 func faultCases() []faultCase {
 	return []faultCase{
@@ -135,9 +143,9 @@ func faultCases() []faultCase {
 		{name: "body-10x-cap", spec: fixed("huge=1"), search: 6, events: 6, kind: failure.Decode,
 			env: []string{fmt.Sprintf("TILOOKUP_MAX_RESPONSE_SIZE=%d", (1<<20)/10)}},
 		{name: "slow-headers", spec: fixed("latency=3s"), search: 6, events: 6, kind: failure.Timeout,
-			args: []string{"--retries", "0", "--timeout", "300ms"}},
+			args: []string{"--retries", "0", "--timeout", "300ms"}, bulkArgs: timedOutBulk, bulkRate: timedOutRate},
 		{name: "slow-drip", spec: fixed("slow-drip=50ms"), search: 6, events: 6, kind: failure.Timeout,
-			args: []string{"--retries", "0", "--timeout", "300ms"}},
+			args: []string{"--retries", "0", "--timeout", "300ms"}, bulkArgs: timedOutBulk, bulkRate: timedOutRate},
 		{name: "redirect-loop", spec: fixed("redirect-loop"), search: 6, events: 6, kind: failure.Network},
 		{name: "redirect-other-host", spec: func(other, path string) string { return "redirect=" + other + path },
 			search: 4, events: 4, kind: failure.Auth},
@@ -184,19 +192,14 @@ func newSecondHost(t *testing.T, token string) (*httptest.Server, *tokenRecorder
 	return srv, rec
 }
 
-func buildBinary(t *testing.T) string {
+// tilookupBinary is the test binary's copy that testscript.Main put first
+// on PATH as "tilookup": the same cli.Main as the release binary, without a
+// second `go build` (which cost a second of CPU per test that asked).
+func tilookupBinary(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the go tool is needed to build tilookup for the fault matrix")
-		}
-		t.Skip("no go tool to build tilookup")
-	}
-	bin := filepath.Join(t.TempDir(), "tilookup")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := exec.LookPath("tilookup")
+	if err != nil || !strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(bin))), "testscript-main") {
+		t.Fatalf("tilookup on PATH is %q (%v), not the test binary's copy", bin, err)
 	}
 	return bin
 }
@@ -306,17 +309,19 @@ func checkStderr(t *testing.T, what string, res runResult, token string) {
 }
 
 func TestFaultMatrix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the fault matrix runs the real binary ~70 times; CI runs it in its own step")
 	}
-	bin := buildBinary(t)
+	bin := tilookupBinary(t)
 
 	values := make([]string, bulkValues)
 	for i := range values {
 		values[i] = fmt.Sprintf("host-%04d.example.com", i)
 	}
 	// selected says which values the sandbox faults at rate.
-	selected := func(rate float64) []bool {
+	selected := func(t *testing.T, rate float64) []bool {
+		t.Helper()
 		faulted := make([]bool, bulkValues)
 		n := 0
 		for i := range values {
@@ -336,18 +341,33 @@ func TestFaultMatrix(t *testing.T) {
 			t.Parallel()
 			token := randomToken(t)
 			other, rec := newSecondHost(t, token)
-
-			searchURL, eventsURL := closedPortURL(t), closedPortURL(t)
-			start := func(spec string) {
-				srv, err := sandbox.Start(sandbox.Options{Token: token, Faults: spec}, "", "")
-				if err != nil {
-					t.Fatal(err)
+			// The three runs below are parallel subtests, each with its own
+			// sandbox: a Retry-After or a timeout pauses one, not all three.
+			// This check waits for them.
+			t.Cleanup(func() {
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				if len(rec.leaks) > 0 {
+					t.Errorf("the token reached another host in %v", rec.leaks)
 				}
-				t.Cleanup(func() { srv.Close() })
-				searchURL, eventsURL = srv.SearchURL, srv.EventsURL
-			}
-			home := t.TempDir()
-			env := func() []string {
+				if tc.name == "redirect-other-host" && rec.hits == 0 {
+					t.Error("the redirect never reached the other host")
+				}
+			})
+
+			// start serves spec (none for a refused connection) and returns
+			// the environment of a run against it.
+			start := func(t *testing.T, spec string) []string {
+				searchURL, eventsURL := closedPortURL(t), closedPortURL(t)
+				if !tc.refused {
+					srv, err := sandbox.Start(sandbox.Options{Token: token, Faults: spec}, "", "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { srv.Close() })
+					searchURL, eventsURL = srv.SearchURL, srv.EventsURL
+				}
+				home := t.TempDir()
 				return append([]string{
 					"PATH=" + os.Getenv("PATH"),
 					"HOME=" + home,
@@ -360,85 +380,82 @@ func TestFaultMatrix(t *testing.T) {
 				}, tc.env...)
 			}
 			args := func(a ...string) []string { return append(append([]string{}, a...), tc.args...) }
-
-			// (a) one value
-			if !tc.refused {
-				start(tc.spec(other.URL, "/api/ti/resources/search?q="+cveValue))
-			}
-			res := runBinary(t, bin, env(), nil, args("search", cveValue)...)
-			t.Logf("search: exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
-			if res.code != tc.search {
-				t.Errorf("search: exit %d, want %d (stderr %q)", res.code, tc.search, res.stderr)
-			}
-			checkStderr(t, "search", res, token)
-			checkClean(t, "search stdout", res.stdout, token)
-			if tc.search != 0 && len(res.stdout) != 0 {
-				t.Errorf("search failed but printed %q", res.stdout)
-			}
-			if tc.search == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
-				t.Errorf("search printed no result: %q", res.stdout)
-			}
-			if !bytes.Contains(res.stderr, []byte(tc.stderrHas)) || !bytes.Contains(res.stdout, []byte(tc.stdoutHas)) {
-				t.Errorf("search: want %q on stderr and %q on stdout; got %q and %q", tc.stderrHas, tc.stdoutHas, res.stderr, res.stdout)
-			}
-			if res.took < tc.minSingle {
-				t.Errorf("search took %s: Retry-After (%s) was not honoured", res.took, tc.minSingle)
-			}
-
-			// (b) events me
-			if !tc.refused {
-				start(tc.spec(other.URL, "/api/events/me"))
-			}
-			res = runBinary(t, bin, env(), nil, args("events", "me")...)
-			t.Logf("events me: exit %d: %s", res.code, bytes.TrimSpace(res.stderr))
-			if res.code != tc.events {
-				t.Errorf("events me: exit %d, want %d (stderr %q)", res.code, tc.events, res.stderr)
-			}
-			checkStderr(t, "events me", res, token)
-			checkClean(t, "events me stdout", res.stdout, token)
-			if tc.events != 0 && len(res.stdout) != 0 {
-				t.Errorf("events me failed but printed %q", res.stdout)
-			}
-
-			// (c) bulk, bulkRate of the values faulted
-			rate := bulkRate
-			if tc.bulkRate != 0 {
-				rate = tc.bulkRate
-			}
-			faulted := selected(rate)
-			if !tc.refused {
-				spec := tc.spec(other.URL, "/api/ti/resources/search?q="+cveValue)
-				start(fmt.Sprintf("%s;rate=%v", spec, rate))
-			}
-			bulk := args("search", "-o", "ndjson", "-c", "8")
-			if tc.bulkArgs != nil {
-				bulk = append([]string{"search", "-o", "ndjson", "-c", "8"}, tc.bulkArgs...)
-			}
-			res = runBinary(t, bin, env(), stdin, bulk...)
-			t.Logf("bulk: exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
-			checkFaultBulk(t, tc, res, token, values, faulted)
-
-			if tc.name == "escape-bidi-invalid-utf8" || tc.name == "invisible" {
-				res = runBinary(t, bin, env(), stdin, args("search", "-c", "8")...)
-				if res.code != 0 {
-					t.Errorf("bulk table: exit %d (stderr %q)", res.code, res.stderr)
+			spec := func(path string) string {
+				if tc.refused {
+					return ""
 				}
-				checkClean(t, "bulk table stdout", res.stdout, token)
-				for _, line := range strings.Split(strings.TrimSuffix(string(res.stdout), "\n"), "\n") {
-					if n := strings.Count(line, "\t"); n != 4 {
-						t.Errorf("bulk table: %d tabs, not 4, in %q", n, line)
+				return tc.spec(other.URL, path)
+			}
+
+			t.Run("search", func(t *testing.T) {
+				t.Parallel()
+				env := start(t, spec("/api/ti/resources/search?q="+cveValue))
+				res := runBinary(t, bin, env, nil, args("search", cveValue)...)
+				t.Logf("exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
+				if res.code != tc.search {
+					t.Errorf("exit %d, want %d (stderr %q)", res.code, tc.search, res.stderr)
+				}
+				checkStderr(t, "search", res, token)
+				checkClean(t, "search stdout", res.stdout, token)
+				if tc.search != 0 && len(res.stdout) != 0 {
+					t.Errorf("search failed but printed %q", res.stdout)
+				}
+				if tc.search == 0 && !bytes.Contains(res.stdout, []byte(cveValue)) {
+					t.Errorf("search printed no result: %q", res.stdout)
+				}
+				if !bytes.Contains(res.stderr, []byte(tc.stderrHas)) || !bytes.Contains(res.stdout, []byte(tc.stdoutHas)) {
+					t.Errorf("want %q on stderr and %q on stdout; got %q and %q", tc.stderrHas, tc.stdoutHas, res.stderr, res.stdout)
+				}
+				if res.took < tc.minSingle {
+					t.Errorf("search took %s: Retry-After (%s) was not honoured", res.took, tc.minSingle)
+				}
+			})
+
+			t.Run("events", func(t *testing.T) {
+				t.Parallel()
+				env := start(t, spec("/api/events/me"))
+				res := runBinary(t, bin, env, nil, args("events", "me")...)
+				t.Logf("exit %d: %s", res.code, bytes.TrimSpace(res.stderr))
+				if res.code != tc.events {
+					t.Errorf("exit %d, want %d (stderr %q)", res.code, tc.events, res.stderr)
+				}
+				checkStderr(t, "events me", res, token)
+				checkClean(t, "events me stdout", res.stdout, token)
+				if tc.events != 0 && len(res.stdout) != 0 {
+					t.Errorf("events me failed but printed %q", res.stdout)
+				}
+			})
+
+			// bulk: bulkRate of the values faulted
+			t.Run("bulk", func(t *testing.T) {
+				t.Parallel()
+				rate := bulkRate
+				if tc.bulkRate != 0 {
+					rate = tc.bulkRate
+				}
+				faulted := selected(t, rate)
+				env := start(t, fmt.Sprintf("%s;rate=%v", spec("/api/ti/resources/search?q="+cveValue), rate))
+				bulk := args("search", "-o", "ndjson", "-c", "8")
+				if tc.bulkArgs != nil {
+					bulk = append([]string{"search", "-o", "ndjson", "-c", "8"}, tc.bulkArgs...)
+				}
+				res := runBinary(t, bin, env, stdin, bulk...)
+				t.Logf("exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
+				checkFaultBulk(t, tc, res, token, values, faulted)
+
+				if tc.name == "escape-bidi-invalid-utf8" || tc.name == "invisible" {
+					res = runBinary(t, bin, env, stdin, args("search", "-c", "8")...)
+					if res.code != 0 {
+						t.Errorf("bulk table: exit %d (stderr %q)", res.code, res.stderr)
+					}
+					checkClean(t, "bulk table stdout", res.stdout, token)
+					for _, line := range strings.Split(strings.TrimSuffix(string(res.stdout), "\n"), "\n") {
+						if n := strings.Count(line, "\t"); n != 4 {
+							t.Errorf("bulk table: %d tabs, not 4, in %q", n, line)
+						}
 					}
 				}
-			}
-
-			rec.mu.Lock()
-			defer rec.mu.Unlock()
-			if len(rec.leaks) > 0 {
-				t.Errorf("the token reached another host in %v", rec.leaks)
-			}
-			if tc.name == "redirect-other-host" && rec.hits == 0 {
-				t.Error("the redirect never reached the other host")
-			}
+			})
 		})
 	}
 }
@@ -506,10 +523,11 @@ func checkFaultBulk(t *testing.T, tc faultCase, res runResult, token string, val
 // certificate no system root knows: refused by default, trusted through
 // ca_cert, and accepted with insecure_skip_verify only with a warning.
 func TestTLSSettings(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the real binary")
 	}
-	bin := buildBinary(t)
+	bin := tilookupBinary(t)
 	token := randomToken(t)
 	srv := httptest.NewTLSServer(sandbox.NewSearchHandler(sandbox.Options{Token: token}))
 	defer srv.Close()
@@ -566,13 +584,11 @@ func TestTLSSettings(t *testing.T) {
 // 2,000 values end in seconds, not the minutes of retrying each one, with
 // 2,000 records, the closing line saying once why, and exit 6.
 func TestUnreachableServiceStopsARun(t *testing.T) {
-	// Its runs wait on the binary, not the CPU: they overlap with the
-	// other tests that do.
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the real binary over 2,000 values")
 	}
-	bin := buildBinary(t)
+	bin := tilookupBinary(t)
 	const n = 2000
 	values := make([]string, n)
 	for i := range values {
@@ -634,13 +650,11 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 // incomplete, triage JSON's summary says "interrupted", and the closing
 // line says how far the run got.
 func TestSIGHUPEndsARunCleanly(t *testing.T) {
-	// Its runs wait on the binary, not the CPU: they overlap with the
-	// other tests that do.
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the real binary")
 	}
-	bin := buildBinary(t)
+	bin := tilookupBinary(t)
 	token := randomToken(t)
 	srv, err := sandbox.Start(sandbox.Options{Token: token, Faults: "latency=100ms"}, "", "")
 	if err != nil {

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,14 +26,35 @@ import (
 // (this test binary re-executed as `tilookup`) against a sandbox server
 // started for each script. `exitcode N cmd...` runs cmd and checks its exact
 // exit status, which testscript's `! exec` cannot.
+//
+// Every test here runs that binary and waits on it, on a sandbox's timers
+// or on a signal, so -parallel's default (GOMAXPROCS, two on a small
+// machine) would leave the CPU idle: waitingTests raises it unless -parallel
+// was given.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(waitingTests{m}, map[string]func(){
 		"tilookup": func() { os.Exit(cli.Main()) },
 		"exitcode": exitcodeMain,
 	})
 }
 
+type waitingTests struct{ m *testing.M }
+
+func (w waitingTests) Run() int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
+	return w.m.Run()
+}
+
 func TestScripts(t *testing.T) {
+	t.Parallel() // else the parallel tests of the fault matrix wait for it
 	testscript.Run(t, testscript.Params{
 		Dir: "../../testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -60,6 +83,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sandbox-fault": sandboxFault,
 			"check-bulk":    checkBulk,
+			"hosts":         hosts,
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)
@@ -67,6 +91,21 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// hosts N FILE writes N distinct domains, host0.example.com and on, one a
+// line: the values of a bulk run.
+func hosts(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hosts N FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "host%d.example.com\n", i)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o600))
 }
 
 // sandboxFault starts a second sandbox whose every request gets the fault

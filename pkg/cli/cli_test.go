@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -413,18 +414,12 @@ func TestReadmeNamesTheFuzzTargets(t *testing.T) {
 	}
 	exist := map[string]bool{}
 	decl := regexp.MustCompile(`(?m)^func (Fuzz[A-Z]\w*)\(`)
-	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
-			return err
+	for path, src := range goSources(t) {
+		if strings.HasSuffix(path, "_test.go") {
+			for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+				exist[m[1]] = true
+			}
 		}
-		src, err := os.ReadFile(path)
-		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
-			exist[m[1]] = true
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for name := range named {
 		if !exist[name] {
@@ -473,18 +468,44 @@ func TestReadmeNamesTheCommandsThatCallTheService(t *testing.T) {
 // included (one in pkg/watch cost a tenth of `tilookup version`).
 func TestNoRegexpCompiledAtStartUp(t *testing.T) {
 	decl := regexp.MustCompile(`(?m)^(var\s+\w+\s*=|\s+\w+\s*=)\s*regexp\.MustCompile`)
-	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/bench/") {
-			return err
+	for path, src := range goSources(t) {
+		if strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/bench/") {
+			continue
 		}
-		src, err := os.ReadFile(path)
 		if loc := decl.FindIndex(src); loc != nil && !inFunc(src[:loc[0]]) {
 			t.Errorf("%s compiles a regexp in a package variable: %q", path, src[loc[0]:loc[1]])
 		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+}
+
+// goSources yields every .go file of the module and its contents. It stays
+// out of hidden directories (.git above all): the test cache keeps a result
+// only while every directory a test read is unchanged, and git changes its
+// own at every command.
+func goSources(t *testing.T) iter.Seq2[string, []byte] {
+	const root = "../.."
+	return func(yield func(string, []byte) bool) {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata"):
+				return filepath.SkipDir
+			case d.IsDir() || !strings.HasSuffix(path, ".go"):
+				return nil
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if !yield(path, src) {
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

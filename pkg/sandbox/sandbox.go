@@ -197,6 +197,8 @@ type Server struct {
 	EventsURL string
 
 	servers []*http.Server
+	fresh   freshConns
+	grace   time.Duration      // shutdownGrace; shorter in tests
 	cancel  context.CancelFunc // ends every request's context
 	once    sync.Once
 	err     error
@@ -227,6 +229,7 @@ func Start(opts Options, searchAddr, eventsAddr string) (*Server, error) {
 	s := &Server{
 		SearchURL: "http://" + search.Addr().String(),
 		EventsURL: "http://" + events.Addr().String(),
+		grace:     shutdownGrace,
 		cancel:    cancel,
 	}
 	for _, pair := range []struct {
@@ -239,6 +242,7 @@ func Start(opts Options, searchAddr, eventsAddr string) (*Server, error) {
 			IdleTimeout:       time.Minute,
 			BaseContext:       func(net.Listener) context.Context { return ctx },
 			ErrorLog:          serverLog(logw),
+			ConnState:         s.fresh.track,
 		}
 		s.servers = append(s.servers, srv)
 		go func() { _ = srv.Serve(pair.l) }()
@@ -271,7 +275,7 @@ func serverLog(w *syncWriter) *log.Logger {
 // once.
 func (s *Server) Close() error {
 	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		ctx, cancel := context.WithTimeout(context.Background(), s.grace)
 		defer cancel()
 		errs := make([]error, len(s.servers))
 		var wg sync.WaitGroup
@@ -283,9 +287,52 @@ func (s *Server) Close() error {
 				}
 			})
 		}
-		wg.Wait()
+		// Shutdown waits up to 5 s for a connection that has sent no
+		// request yet (net/http's rule for new connections), and a
+		// client's spare dial, never used, is one: it held every Close
+		// for the whole grace. Such a connection has nothing in flight.
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for waiting := true; waiting; {
+			s.fresh.closeAll()
+			select {
+			case <-done:
+				waiting = false
+			case <-tick.C:
+			}
+		}
 		s.cancel()
 		s.err = errors.Join(errs...)
 	})
 	return s.err
+}
+
+// freshConns are the connections that have not yet sent a request.
+type freshConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func (f *freshConns) track(c net.Conn, state http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if state != http.StateNew {
+		delete(f.conns, c)
+		return
+	}
+	if f.conns == nil {
+		f.conns = map[net.Conn]struct{}{}
+	}
+	f.conns[c] = struct{}{}
+}
+
+func (f *freshConns) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		_ = c.Close()
+		delete(f.conns, c)
+	}
 }

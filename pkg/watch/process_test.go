@@ -26,6 +26,10 @@ func bigState(n, g int) *State {
 	return st
 }
 
+// bigValues makes a state file whose write takes milliseconds: long enough
+// for a kill to land in it, short enough for eight rounds to take a second.
+const bigValues = 5000
+
 // SIGKILL while the state is written, over and over: every time, the next
 // run opens the list and reads a whole state (the old one or the new one,
 // never a mix), and what the killed writer left does not pile up.
@@ -39,7 +43,7 @@ func TestKillMidWriteLeavesAWholeState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	*st = *bigState(20000, 0)
+	*st = *bigState(bigValues, 0)
 	if err := store.Save(st); err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +59,20 @@ func TestKillMidWriteLeavesAWholeState(t *testing.T) {
 		// exists), after a few generations or none.
 		skip := rand.IntN(3)
 		deadline := time.Now().Add(20 * time.Second)
+		// A write takes milliseconds: polling every 100µs catches it
+		// without spinning a core the writer needs.
+		writing := func() bool {
+			time.Sleep(100 * time.Microsecond)
+			tmps, _ := filepath.Glob(filepath.Join(store.Dir, ".big.json.tmp-*"))
+			return len(tmps) > 0
+		}
 		for time.Now().Before(deadline) {
-			if tmps, _ := filepath.Glob(filepath.Join(store.Dir, ".big.json.tmp-*")); len(tmps) > 0 {
+			if writing() {
 				if skip == 0 {
 					break
 				}
 				skip--
-				for time.Now().Before(deadline) {
-					if tmps, _ := filepath.Glob(filepath.Join(store.Dir, ".big.json.tmp-*")); len(tmps) == 0 {
-						break
-					}
+				for time.Now().Before(deadline) && writing() {
 				}
 			}
 		}
@@ -77,8 +85,8 @@ func TestKillMidWriteLeavesAWholeState(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: after SIGKILL the list does not open: %v", round, err)
 		}
-		if len(got.Values) != 20000 {
-			t.Fatalf("round %d: %d values, want 20000", round, len(got.Values))
+		if len(got.Values) != bigValues {
+			t.Fatalf("round %d: %d values, want %d", round, len(got.Values), bigValues)
 		}
 		gens := map[string]bool{}
 		for _, e := range got.Values {
@@ -113,7 +121,7 @@ func TestWatchWriter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		*st = *bigState(20000, g)
+		*st = *bigState(bigValues, g)
 		if err := store.Save(st); err != nil {
 			t.Fatal(err)
 		}

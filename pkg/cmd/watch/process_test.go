@@ -22,7 +22,7 @@ func TestConcurrentRunsOfOneName(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 6 processes")
 	}
-	srv, err := sandbox.Start(sandbox.Options{Faults: "latency=20ms"}, "", "")
+	srv, err := sandbox.Start(sandbox.Options{Faults: "latency=5ms"}, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
