@@ -69,8 +69,9 @@ async function exercise(client, how) {
 
   const triage = await client.callTool({ name: "triage", arguments: { text: REPORT } });
   check(!triage.isError, `${how}: triage succeeds`, triage.content);
-  const { summary, skipped } = triage.structuredContent;
-  check(summary.matched >= 1 && summary.total === 4 && summary.skipped === 1, `${how}: triage counts four indicators as the CLI does (three looked up, one skipped) and finds matches`, summary);
+  const { summary, skipped, indicators } = triage.structuredContent;
+  check(summary.matched >= 1 && summary.total === 5 && summary.skipped === 1 && summary.url_hosts === 1, `${how}: triage counts five indicators as the CLI does (four looked up, the URL's host among them, one skipped) and finds matches`, summary);
+  check(indicators.some((i) => i.value === "203.0.113.66" && i.from_url === "http://203.0.113.66/gate.php"), `${how}: triage looks up the URL's host, naming the URL`, indicators);
   check(skipped.length === 1 && skipped[0].value === "10.1.2.3", `${how}: triage skips the private address`, skipped);
 
   const bad = await client.callTool({ name: "search", arguments: { values: ["bad\u0001value"] } });

@@ -595,9 +595,22 @@ func TestTriageSandbox(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
+	// The URL's host is looked up too, as the CLI's triage does.
 	sum := out["summary"].(map[string]any)
-	if sum["skipped"] != 2.0 || sum["matched"].(float64) < 2 || sum["total"] != 6.0 {
+	if sum["skipped"] != 2.0 || sum["matched"].(float64) < 3 || sum["total"] != 7.0 || sum["url_hosts"] != 1.0 {
 		t.Fatalf("summary %v", sum)
+	}
+	host := false
+	for _, ind := range out["indicators"].([]any) {
+		ind := ind.(map[string]any)
+		if ind["value"] == "203.0.113.66" {
+			host = ind["from_url"] == "http://203.0.113.66/gate.php" && ind["status"] == "matched"
+		} else if ind["from_url"] != nil {
+			t.Errorf("%v has a from_url", ind)
+		}
+	}
+	if !host {
+		t.Errorf("the URL's host is not looked up with its from_url: %v", out["indicators"])
 	}
 	skipped := out["skipped"].([]any)
 	if r := skipped[0].(map[string]any)["reason"]; r != "private address" {
@@ -610,6 +623,25 @@ func TestTriageSandbox(t *testing.T) {
 	res, _ = s.call(t, "triage", map[string]any{"text": "nothing to see here"})
 	if !res.IsError || !strings.Contains(text(res), "no indicator") {
 		t.Fatalf("%v %q", res.IsError, text(res))
+	}
+}
+
+// A URL's host that is skipped (a private address) is listed with its URL,
+// as the CLI's triage lists it.
+func TestTriageSkippedURLHost(t *testing.T) {
+	s := connect(t, fakeConfig(64<<10, func(v string) (*api.SearchResponse, error) { return &api.SearchResponse{Query: v}, nil }))
+	res, out := s.call(t, "triage", map[string]any{"text": "beacon to hxxp://10.0.0[.]5/gate.php"})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	// The URL is skipped for its host, and the host with its URL.
+	skipped := out["skipped"].([]any)
+	if len(skipped) != 2 || skipped[0].(map[string]any)["from_url"] != nil ||
+		skipped[1].(map[string]any)["value"] != "10.0.0.5" || skipped[1].(map[string]any)["from_url"] != "http://10.0.0.5/gate.php" {
+		t.Fatalf("skipped %v", skipped)
+	}
+	if sum := out["summary"].(map[string]any); sum["url_hosts"] != 1.0 || sum["total"] != 2.0 {
+		t.Fatalf("summary %v", sum)
 	}
 }
 

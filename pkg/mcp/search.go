@@ -166,6 +166,8 @@ type looked struct {
 	lookup.Result
 	Type ioc.Type
 	d    *digest
+	// fromURL is the URL in the text whose host this value is (triage).
+	fromURL string
 }
 
 // lookupAll looks every value up through the pipeline the CLI uses:
@@ -306,13 +308,15 @@ func (r *searchRender) plan() {
 			r.matched++
 		}
 		digests = append(digests, e.d)
-		rep.Indicators = append(rep.Indicators, indicator(e.Item.Value, string(e.Type), e.d, e.Err))
+		ind := indicator(e.Item.Value, string(e.Type), e.d, e.Err)
+		ind.FromURL = e.fromURL
+		rep.Indicators = append(rep.Indicators, ind)
 		if e.d != nil {
 			most = max(most, len(e.d.Results))
 		}
 	}
 	for _, sk := range r.skipped {
-		rep.Skipped = append(rep.Skipped, report.Skipped{Value: sk.Value, Type: sk.Type, Reason: sk.Reason})
+		rep.Skipped = append(rep.Skipped, report.Skipped{Value: sk.Value, Type: sk.Type, Reason: sk.Reason, FromURL: sk.FromURL})
 	}
 	r.sum = summarize(rep.Summarize(), digests)
 	r.sum.NotLookedUp = r.notLooked

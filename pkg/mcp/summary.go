@@ -25,6 +25,7 @@ type summary struct {
 	TopResources []resourceHits `json:"top_resources,omitempty" jsonschema:"the resources that matched the most values, most first"`
 	NotLookedUp  int            `json:"not_looked_up,omitempty" jsonschema:"triage: indicators beyond the per-call limit, neither looked up nor skipped"`
 	ByType       map[string]int `json:"by_type,omitempty" jsonschema:"values looked up, per local type"`
+	URLHosts     int            `json:"url_hosts,omitempty" jsonschema:"triage: values that are the host of a URL in the text (looked up or skipped), each with from_url"`
 }
 
 // resourceHits is one resource and how many values it matched.
@@ -40,7 +41,7 @@ const topResources = 5
 // summarize counts the statuses as the CLI's reports do (report.Summary,
 // with the CLI's total) and ranks the resources matched.
 func summarize(s report.Summary, digests []*digest) summary {
-	out := summary{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch, Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType}
+	out := summary{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch, Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, URLHosts: s.URLHosts}
 	type key struct{ resource, label string }
 	hits := map[key]int{}
 	var order []key

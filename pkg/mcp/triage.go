@@ -39,12 +39,14 @@ type triageIndicator struct {
 	ResourcesMatched  int        `json:"resources_matched,omitempty"`
 	Matches           []match    `json:"matches,omitempty" jsonschema:"the matching resources; search the value for more preview records"`
 	MatchesOmitted    int        `json:"matches_omitted,omitempty" jsonschema:"matching resources left out to fit the budget"`
+	FromURL           string     `json:"from_url,omitempty" jsonschema:"the URL in the text whose host this value is"`
 }
 
 type skippedValue struct {
-	Value  string `json:"value"`
-	Type   string `json:"type"`
-	Reason string `json:"reason"`
+	Value   string `json:"value"`
+	Type    string `json:"type"`
+	Reason  string `json:"reason"`
+	FromURL string `json:"from_url,omitempty" jsonschema:"the URL in the text whose host this value is"`
 }
 
 // maxTriage bounds the lookups of one triage call.
@@ -61,7 +63,7 @@ func triageTool() *sdk.Tool {
 		Title:       "Triage a report",
 		Annotations: readOnly("Triage a report", true),
 		InputSchema: in,
-		Description: fmt.Sprintf(`Triage a pasted report, e-mail or notes (text or HTML): extract every indicator of compromise, skip the noise with the reason (private, loopback, link-local, CGNAT, multicast and reserved addresses, and the values of the configured allow-list and MISP warning lists), look the rest up (at most %d per call). The answer opens with a summary (total, matched, no match, unsupported, failed and skipped counts, by type, and the resources that matched most), then the matched indicators with their resources and counts, then the unsupported, failed and no-match ones, then the skipped values. Use detail "summary" (the default) for a whole report; detail "full" adds group, detail_url and one preview record per resource, for a short text whose matches you will act on. What does not fit the budget is left out from the end (skipped list, no-match, failed and unsupported entries, then previews), counted and named under omitted; matched indicators go last.`, maxTriage) + dataWarning,
+		Description: fmt.Sprintf(`Triage a pasted report, e-mail or notes (text or HTML): extract every indicator of compromise (and the host of each URL, with from_url naming the URL), skip the noise with the reason (private, loopback, link-local, CGNAT, multicast and reserved addresses, and the values of the configured allow-list and MISP warning lists), look the rest up (at most %d per call). The answer opens with a summary (total, matched, no match, unsupported, failed and skipped counts, by type, and the resources that matched most), then the matched indicators with their resources and counts, then the unsupported, failed and no-match ones, then the skipped values. Use detail "summary" (the default) for a whole report; detail "full" adds group, detail_url and one preview record per resource, for a short text whose matches you will act on. What does not fit the budget is left out from the end (skipped list, no-match, failed and unsupported entries, then previews), counted and named under omitted; matched indicators go last.`, maxTriage) + dataWarning,
 	}
 }
 
@@ -74,31 +76,46 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	if !ok {
 		return nil, triageOutput{}, failure.New(failure.Usage, "format %q: want auto, text or html", in.Format)
 	}
-	found, err := extractFrom(triage.Open(strings.NewReader(in.Text), "", format, nil), nil)
+	// Each URL's host is looked up too, as the CLI's triage does: "is this
+	// host known?" is the question an exact-URL search does not ask.
+	var found []ioc.Indicator
+	err = ioc.Extract(triage.Open(strings.NewReader(in.Text), "", format, nil), ioc.ExtractOptions{URLHosts: true}, func(ind ioc.Indicator) error {
+		found = append(found, ind)
+		return nil
+	})
 	if err != nil {
 		return nil, triageOutput{}, err
 	}
 	if len(found) == 0 {
 		return nil, triageOutput{}, failure.New(failure.Input, "no indicator found in the text (hashes, IP addresses, domains, URLs, CVE IDs, e-mail addresses)")
 	}
-	var values []string
+	var values, fromURLs []string
 	var skipped []skippedValue
 	for _, f := range found {
-		if reason := skipper.Reason(f.Value, ioc.Type(f.Type)); reason != "" {
-			skipped = append(skipped, skippedValue{Value: clean(f.Value, maxString), Type: f.Type, Reason: clean(reason, maxString)})
+		if reason := skipper.Reason(f.Value, f.Type); reason != "" {
+			skipped = append(skipped, skippedValue{Value: clean(f.Value, maxString), Type: string(f.Type), Reason: clean(reason, maxString), FromURL: clean(f.FromURL, maxString)})
 			continue
 		}
 		values = append(values, f.Value)
+		fromURLs = append(fromURLs, f.FromURL)
 	}
 	notLooked := 0
 	if len(values) > maxTriage {
 		notLooked = len(values) - maxTriage
-		values = values[:maxTriage]
+		values, fromURLs = values[:maxTriage], fromURLs[:maxTriage]
 	}
 	var results []looked
 	if len(values) > 0 {
 		if results, err = t.lookupAll(ctx, values, in.Limit, false); err != nil {
 			return nil, triageOutput{}, err
+		}
+	}
+	// lookupAll answers in input order.
+	fromURL := map[string]string{}
+	for i := range results {
+		results[i].fromURL = fromURLs[i]
+		if fromURLs[i] != "" {
+			fromURL[clean(results[i].Item.Input, maxString)] = clean(fromURLs[i], maxString)
 		}
 	}
 	rows := 0
@@ -112,7 +129,8 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 		out := triageOutput{Summary: got.Summary, Indicators: make([]triageIndicator, 0, len(got.Values)), Skipped: got.skipped, Omitted: got.Omitted, Truncated: got.Truncated}
 		for _, v := range got.Values {
 			out.Indicators = append(out.Indicators, triageIndicator{Value: v.Query, Type: v.Type, Status: v.Status, DetectedType: v.DetectedType,
-				UnsupportedReason: v.UnsupportedReason, Error: v.Error, ResourcesMatched: v.ResourcesMatched, Matches: v.Matches, MatchesOmitted: v.MatchesOmitted})
+				UnsupportedReason: v.UnsupportedReason, Error: v.Error, ResourcesMatched: v.ResourcesMatched, Matches: v.Matches, MatchesOmitted: v.MatchesOmitted,
+				FromURL: fromURL[v.Input]})
 		}
 		return out
 	})
