@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,10 @@ type Finding struct {
 	// Change says what changed since an earlier run (watch): it opens the
 	// comment, in place of "Found by tilookup" when Matches is empty.
 	Change string
+	// Pages are results whose detail_url becomes a link attribute, as
+	// Matches' do, without a word in the comment (watch: its comment is
+	// the change).
+	Pages []api.Result
 }
 
 // Relation is an edge from a finding to another value.
@@ -185,7 +190,7 @@ func MISPEvent(w io.Writer, run MISPRun, opts MISPOptions) error {
 		mt := info.MISP
 		value := f.Value // normalised by pkg/ioc: hashes lower-case, CVEs upper-case
 		add(mt, value, findingComment(f), opts.ToIDS && mt.ToIDs)
-		for _, res := range f.Matches {
+		for _, res := range slices.Concat(f.Matches, f.Pages) {
 			u, ok := httpURL(res.DetailURL)
 			if !ok {
 				continue // javascript: and the like never become a link

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/internal/misptest"
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/watch"
@@ -29,7 +30,8 @@ func mispChanges() []Change {
 	now := "2026-11-24T07:00:00Z"
 	return []Change{
 		{Value: "44d88612fea8a8f36de82e1278abb02f", Type: "md5", Change: "new", CheckedAt: now,
-			Resources: []watch.Delta{{Resource: "malware_samples", Label: "Malware samples", After: n("1")}, {Resource: "ioc_feed", After: n("2")}}},
+			Resources: []watch.Delta{{Resource: "malware_samples", Label: "Malware samples", After: n("1")}, {Resource: "ioc_feed", After: n("2")}},
+			pages:     []api.Result{{Resource: "malware_samples", Label: "Malware samples", DetailURL: "https://ti.example/samples/44d8"}, {Resource: "ioc_feed", DetailURL: "javascript:alert(1)"}}},
 		{Value: "203.0.113.66", Type: "ipv4", Change: "changed", CheckedAt: now, PreviousCheckedAt: &prev,
 			Resources: []watch.Delta{{Resource: "passive_dns", Label: "Passive DNS", Before: n("5"), After: n("6")}, {Resource: "c2", Label: "C2", Before: n("1")}, {Resource: "pdns", Label: "Sandbox detonations", Before: n("7"), After: n("7")}}},
 		{Value: "gone.example.net", Type: "domain", Change: "gone", CheckedAt: now, PreviousCheckedAt: &prev,
@@ -130,8 +132,13 @@ func TestMISPEventChangedOnly(t *testing.T) {
 			t.Errorf("%s is an attribute", value)
 		}
 	}
-	if len(attrs) != 3 {
-		t.Errorf("%d attributes, want 3: %v", len(attrs), attrs)
+	// A detail page is a link attribute, as in search's events; a
+	// javascript: one is none.
+	if a := attrs["https://ti.example/samples/44d8"]; a.Type != "link" || a.Comment != "tilookup detail page of Malware samples: 44d88612fea8a8f36de82e1278abb02f" {
+		t.Errorf("link attribute %+v", a)
+	}
+	if len(attrs) != 4 {
+		t.Errorf("%d attributes, want 4: %v", len(attrs), attrs)
 	}
 	for _, a := range attrs {
 		if a.ToIDS {

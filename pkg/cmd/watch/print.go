@@ -205,7 +205,8 @@ func (w *mdWriter) Close(at time.Time, interrupted bool) error {
 
 // mispWriter is one MISP event of the run, written at the end: an
 // attribute per new or changed value, its comment saying what changed
-// with each resource's count before and after. A gone value is no
+// with each resource's count before and after, and a link attribute per
+// detail page of this run's answer to it. A gone value is no
 // attribute (an event holds what was found, and nothing is found about
 // it now), nor is a failed one (an error is no fact about a value); the
 // values are live, as an event is data for MISP. Values whose type MISP
@@ -221,7 +222,7 @@ func (w *mispWriter) Add(c Change) error {
 	if c.Error != nil || c.Change == string(watch.KindGone) {
 		return nil
 	}
-	w.findings = append(w.findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(w.name, c)})
+	w.findings = append(w.findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(w.name, c), Pages: c.pages})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -19,6 +20,9 @@ type Change struct {
 	CheckedAt         string        `json:"checked_at"`
 	PreviousCheckedAt *string       `json:"previous_checked_at"`
 	Error             *ErrorInfo    `json:"error,omitempty"`
+	// pages are this answer's results with a detail page (resource, label
+	// and detail_url only): MISP makes link attributes of them.
+	pages []api.Result
 }
 
 // ErrorInfo is why a value's lookup failed this time.
@@ -75,6 +79,11 @@ func (s *sink) Add(r lookup.Result) error {
 		return nil
 	}
 	c.Change, c.Resources = string(kind), deltas
+	for _, res := range r.Resp.Results {
+		if res.DetailURL != "" {
+			c.pages = append(c.pages, api.Result{Resource: res.Resource, Label: res.Label, DetailURL: res.DetailURL})
+		}
+	}
 	return s.w.Add(c)
 }
 
