@@ -5,6 +5,7 @@ package pivot
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -34,6 +35,9 @@ type Options struct {
 	Setting func(key string) (string, error)
 	Cache   cmdutil.CacheFunc
 	Now     func() time.Time
+	// StartPager sends stdout through the pager when it is a terminal
+	// (cmdutil.StartPager); nil = never.
+	StartPager func() (stop func())
 
 	Values      []string
 	Depth       int
@@ -48,6 +52,7 @@ type Options struct {
 	ToIDS       bool
 	Sandbox     bool
 	Refresh     bool
+	NoPager     bool
 }
 
 // renderer is the printer of a format of pivot's: the formats the
@@ -92,6 +97,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Setting:      f.Get,
 		Now:          time.Now,
 	}
+	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "pivot VALUE...",
 		Short: "Walk from indicators to their neighbourhood, and draw it",
@@ -166,6 +172,7 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
+	fl.BoolVar(&opts.NoPager, "no-pager", false, "do not send the tree through the pager")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	_ = cmd.MarkFlagDirname("warninglists")
@@ -212,18 +219,25 @@ func run(ctx context.Context, opts *Options) error {
 	g, walkErr := pivot.Walk(ctx, searcher, starts, pivot.Config{
 		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
 	})
-	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP, ToIDS: opts.ToIDS}
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
 	}
+	if f == format.Table && ro.TTY && opts.StartPager != nil {
+		// A walk's tree is often longer than the screen. The pager starts
+		// only now, once the walk is done, so that its errors and a
+		// Ctrl-C are never hidden behind it.
+		stop := opts.StartPager()
+		defer stop()
+	}
+	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	err = render(out, g, ro)
 	if err == nil {
 		err = out.Flush()
 	}
 	// Output that could not be written is what the user must hear about,
-	// unless they interrupted the walk themselves.
-	if err != nil && failure.KindOf(walkErr) != failure.Interrupted {
+	// unless they quit the pager or interrupted the walk themselves.
+	if err != nil && !errors.Is(err, iostreams.ErrClosedPager) && failure.KindOf(walkErr) != failure.Interrupted {
 		return failure.WriteError(err)
 	}
 	return walkErr

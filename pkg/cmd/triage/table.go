@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -9,6 +10,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/report"
@@ -55,10 +57,14 @@ func (w *tableWriter) Close(sum report.Summary, skipped *skipList) error {
 		defer stop()
 		out = w.opts.IO.Out
 	}
-	if _, err := out.Write(t.b.Bytes()); err != nil {
-		return failure.WriteError(err)
+	_, err := out.Write(t.b.Bytes())
+	if err == nil {
+		err = flushOut(out)
 	}
-	return flushOut(out)
+	if errors.Is(err, iostreams.ErrClosedPager) {
+		return nil // the reader quit the pager: they have seen enough
+	}
+	return failure.WriteError(err)
 }
 
 // tableText lays a report out as text for a person.

@@ -600,6 +600,26 @@ func TestTablePagesAtATerminal(t *testing.T) {
 	}
 }
 
+// Quitting the pager before the end of a long table is no error: the
+// reader has seen enough (it was "cannot write the output: pager closed").
+func TestTableQuitPagerEarly(t *testing.T) {
+	h := newHarness(t, output.Table)
+	h.opts.Output = func() (output.Options, error) { return output.Options{Format: output.Table, TTY: true}, nil }
+	h.in.WriteString("only 203.0.113.66 here\n")
+	h.stub("203.0.113.66", "IP reputation")
+	h.opts.StartPager = func() func() {
+		h.opts.IO.Out = quitPager{}
+		return func() {}
+	}
+	if err := h.run(); err != nil {
+		t.Fatalf("%v (exit %d)", err, failure.ExitCode(err))
+	}
+}
+
+type quitPager struct{}
+
+func (quitPager) Write([]byte) (int, error) { return 0, iostreams.ErrClosedPager }
+
 // The value column widens with the terminal: at 200 columns a 60-character
 // URL keeps the column aligned; at 80 it takes its own width.
 func TestValueColumnWidensWithTheTerminal(t *testing.T) {
