@@ -204,25 +204,12 @@ func (r *SearchResponse) All() iter.Seq2[int, Result] {
 				return
 			}
 		}
-		if r.ResultCount() <= len(r.Results) || len(r.Raw) == 0 {
-			return
-		}
-		results := r.results
-		if !r.decoded {
-			// A raw answer (SearchRaw): find its results now, without
-			// writing to r, which other goroutines may read.
-			var h searchHead
-			_ = json.Unmarshal(r.Raw, &h)
-			results = h.Results
-		}
-		i, skip := 0, len(r.Results)
-		for elem := range arrayElems(results) {
-			if i >= skip {
-				var res leanResult
-				_ = json.Unmarshal(elem, &res)
-				if !yield(i, res.Result) {
-					return
-				}
+		i := len(r.Results)
+		for elem := range r.rest() {
+			var res leanResult
+			_ = json.Unmarshal(elem, &res)
+			if !yield(i, res.Result) {
+				return
 			}
 			i++
 		}
@@ -242,18 +229,31 @@ func (r *SearchResponse) Counts() iter.Seq[json.Number] {
 				return
 			}
 		}
+		for elem := range r.rest() {
+			if !yield(countOf(elem)) {
+				return
+			}
+		}
+	}
+}
+
+// rest yields the results past the kept ones, as the server's bytes.
+func (r *SearchResponse) rest() iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
 		if r.ResultCount() <= len(r.Results) || len(r.Raw) == 0 {
 			return
 		}
 		results := r.results
 		if !r.decoded {
+			// A raw answer (SearchRaw): find its results now, without
+			// writing to r, which other goroutines may read.
 			var h searchHead
 			_ = json.Unmarshal(r.Raw, &h)
 			results = h.Results
 		}
 		i, skip := 0, len(r.Results)
 		for elem := range arrayElems(results) {
-			if i >= skip && !yield(countOf(elem)) {
+			if i >= skip && !yield(elem) {
 				return
 			}
 			i++

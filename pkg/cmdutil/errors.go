@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // UsageError is a mistake on the command line, with a one-line message.
@@ -33,6 +34,29 @@ func CannotRead(name string, err error) error {
 		err = pe.Err
 	}
 	return failure.Wrap(failure.IO, err, fmt.Sprintf("cannot read %s: %v", name, err))
+}
+
+// ReadError explains a failed read of the inputs of extract or triage
+// once, naming the file: "cannot read /tmp: is a directory", not the
+// *PathError's "read /tmp: is a directory" again. An error that already
+// has its kind is kept.
+func ReadError(err error) error {
+	var k failure.Kinded
+	if errors.As(err, &k) {
+		return err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return CannotRead(pe.Path, pe.Err)
+	}
+	var ie *triage.InputError
+	if errors.As(err, &ie) {
+		return CannotRead(ie.Name, ie.Err)
+	}
+	if errors.Is(err, triage.ErrHTMLToken) {
+		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
+	}
+	return CannotRead("the input", err)
 }
 
 // OpenInput opens a file of values or text to read, and refuses a

@@ -125,7 +125,7 @@ func run(opts *Options) error {
 	}
 	var kinded failure.Kinded
 	if err != nil && !errors.As(err, &kinded) {
-		err = readError(err)
+		err = cmdutil.ReadError(err)
 	}
 	return err
 }
@@ -144,23 +144,6 @@ func completeTypes(_ *cobra.Command, _ []string, toComplete string) ([]string, c
 		names[i] = prefix + names[i]
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// readError explains a failed read once: "cannot read /tmp: is a
-// directory", not the *PathError's "read /tmp: is a directory" again.
-func readError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return cmdutil.CannotRead(pe.Path, pe.Err)
-	}
-	var ie *triage.InputError
-	if errors.As(err, &ie) {
-		return cmdutil.CannotRead(ie.Name, ie.Err)
-	}
-	if errors.Is(err, triage.ErrHTMLToken) {
-		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
-	}
-	return cmdutil.CannotRead("the input", err)
 }
 
 // open joins the inputs into one stream, each read as text or HTML on its

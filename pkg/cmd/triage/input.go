@@ -12,7 +12,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
-	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/report"
@@ -85,7 +84,7 @@ func newSource(text io.Reader, skip *triage.Skipper) *source {
 			}
 		})
 		if err != nil && err != errStopped {
-			s.err = readError(err)
+			s.err = cmdutil.ReadError(err)
 		}
 	}()
 	return s
@@ -111,26 +110,6 @@ func (s *source) Next() (lookup.Item, bool, error) {
 
 // stop ends the extraction when the run ends early (Ctrl-C).
 func (s *source) stop() { s.stopOnce.Do(func() { close(s.quit) }) }
-
-// readError explains a failed read once, naming the file.
-func readError(err error) error {
-	var k failure.Kinded
-	if errors.As(err, &k) {
-		return err
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return cmdutil.CannotRead(pe.Path, pe.Err)
-	}
-	var ie *triage.InputError
-	if errors.As(err, &ie) {
-		return cmdutil.CannotRead(ie.Name, ie.Err)
-	}
-	if errors.Is(err, triage.ErrHTMLToken) {
-		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
-	}
-	return cmdutil.CannotRead("the input", err)
-}
 
 // indicatorOf is the report's view of one answer.
 func indicatorOf(r lookup.Result) report.Indicator {
