@@ -116,6 +116,11 @@ func STIX(w io.Writer, r *report.Report, opts STIXOptions) error {
 			return err
 		}
 	}
+	return b.write(w, opts)
+}
+
+// write writes the bundle of the objects gathered, under a new id.
+func (b *bundler) write(w io.Writer, opts STIXOptions) error {
 	id, err := uuid4(opts.Rand)
 	if err != nil {
 		return err

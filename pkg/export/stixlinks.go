@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/tilookup/tilookup/pkg/report"
@@ -48,14 +47,7 @@ func STIXLinked(w io.Writer, r *report.Report, links []Link, opts STIXOptions) e
 			ObjectMarkingRefs: b.marking,
 		})
 	}
-	id, err := uuid4(opts.Rand)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(bundle{Type: "bundle", ID: "bundle--" + id, Objects: b.objects})
+	return b.write(w, opts)
 }
 
 // scoOf is the id of the observable of (value, type) when the bundle holds
