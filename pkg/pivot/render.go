@@ -192,8 +192,16 @@ func summaryLine(g *Graph) string {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
 		}
 	}
-	return fmt.Sprintf("%d indicators, %d links, %d of %d lookups (depth %d): %s",
-		s.Nodes, s.Edges, s.Lookups, s.MaxLookups, s.Depth, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s, %s, %d of %d lookups (depth %d): %s",
+		counted(s.Nodes, "indicator"), counted(s.Edges, "link"), s.Lookups, s.MaxLookups, s.Depth, strings.Join(parts, ", "))
+}
+
+// counted is "1 link" or "3 links".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // nodeLine is one node of the tree: value, type, then its detail, the

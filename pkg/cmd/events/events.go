@@ -53,6 +53,10 @@ func newMeCmd(f *cmdutil.Factory, runF func(context.Context, *MeOptions) error) 
 			if err != nil {
 				return nil, err
 			}
+			// Nothing shows until the answer: a spinner says the wait
+			// is on, at a terminal.
+			w := f.Waiting("fetching your events")
+			defer w.Stop()
 			return client.EventsMe(ctx)
 		},
 		Output:     func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,6 +39,9 @@ type Options struct {
 	// StartPager sends stdout through the pager when it is a terminal
 	// (cmdutil.StartPager); nil = never.
 	StartPager func() (stop func())
+	// Wait shows a spinner during the walk at a terminal
+	// (cmdutil.Factory.Waiting); nil = none.
+	Wait func(what string) *cmdutil.Waiting
 
 	Values      []string
 	Depth       int
@@ -96,6 +100,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		StartSandbox: f.Sandbox,
 		Setting:      f.Get,
 		Now:          time.Now,
+		Wait:         f.Waiting,
 	}
 	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
@@ -216,9 +221,11 @@ func run(ctx context.Context, opts *Options) error {
 	defer stop()
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
 	now := opts.Now()
-	g, walkErr := pivot.Walk(ctx, searcher, starts, pivot.Config{
+	wait := walkSpinner(opts.Wait)
+	g, walkErr := pivot.Walk(ctx, wait.counting(searcher), starts, pivot.Config{
 		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
 	})
+	wait.Stop()
 	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP, ToIDS: opts.ToIDS}
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
@@ -241,4 +248,34 @@ func run(ctx context.Context, opts *Options) error {
 		return failure.WriteError(err)
 	}
 	return walkErr
+}
+
+// spinner is the walk's spinner, counting the lookups done: nothing shows
+// until the graph is drawn at the end.
+type spinner struct {
+	*cmdutil.Waiting
+	mu   sync.Mutex
+	done int
+}
+
+func walkSpinner(wait func(string) *cmdutil.Waiting) *spinner {
+	s := &spinner{}
+	if wait != nil {
+		s.Waiting = wait("pivot: walking")
+	}
+	return s
+}
+
+func (s *spinner) counting(next lookup.Searcher) lookup.Searcher {
+	if s.Waiting == nil {
+		return next
+	}
+	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		resp, err := next.Search(ctx, v)
+		s.mu.Lock()
+		s.done++
+		s.Describe(fmt.Sprintf("pivot: %d lookups done", s.done))
+		s.mu.Unlock()
+		return resp, err
+	})
 }

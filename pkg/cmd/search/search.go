@@ -46,6 +46,9 @@ type Options struct {
 	// Cache wraps the client's Searcher in the answer cache when it is
 	// on (cmdutil.Factory.Cached); nil = no cache.
 	Cache cmdutil.CacheFunc
+	// Wait shows a spinner while one value is looked up at a terminal
+	// (cmdutil.Factory.Waiting); nil = none.
+	Wait func(what string) *cmdutil.Waiting
 
 	Args        []string
 	Files       []string
@@ -81,6 +84,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
 		},
 		Cache: f.Cached,
+		Wait:  f.Waiting,
 	}
 	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
@@ -213,6 +217,11 @@ func run(ctx context.Context, opts *Options) error {
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
 	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
+	if !multi {
+		// One value shows nothing until its answer: a spinner says the
+		// wait is on (a bulk run has its progress bar or its rows).
+		searcher = cmdutil.WaitingSearcher(searcher, opts.Wait)
+	}
 	src := newSource(opts, in, single)
 	total := func() int {
 		if ss, ok := src.(*source); ok {
@@ -295,7 +304,7 @@ func web(ctx context.Context, opts *Options, it lookup.Item) error {
 		return err
 	}
 	defer stop()
-	resp, err := client.Search(ctx, it.Value, opts.Limit)
+	resp, err := cmdutil.WaitingSearcher(lookup.Client(client, opts.Limit, false), opts.Wait).Search(ctx, it.Value)
 	if err != nil {
 		return err
 	}
@@ -510,7 +519,15 @@ func (s *sink) report(interrupted bool) {
 		fmt.Fprintln(s.io.ErrOut, s.interruptedLine(fromCache))
 		return
 	}
-	fmt.Fprintf(s.io.ErrOut, "%d values: %s%s%s\n", t.Total(), t.Counts(), fromCache, s.why.String())
+	fmt.Fprintf(s.io.ErrOut, "%s: %s%s%s\n", values(t.Total()), t.Counts(), fromCache, s.why.String())
+}
+
+// values is "1 value" or "3 values".
+func values(n int) string {
+	if n == 1 {
+		return "1 value"
+	}
+	return fmt.Sprintf("%d values", n)
 }
 
 // interruptedLine says how far an interrupted run got, "N of M" values
@@ -520,18 +537,18 @@ func (s *sink) report(interrupted bool) {
 func (s *sink) interruptedLine(fromCache string) string {
 	t := &s.tally
 	done := s.skipped + t.Total()
-	of := ""
+	count := values(done)
 	if s.total != nil {
 		if m := s.total(); m >= 0 {
-			of = fmt.Sprintf(" of %d", m)
+			count = fmt.Sprintf("%d of %s", done, values(m))
 		}
 	}
 	why := ""
 	if t.Failed > 0 {
 		why = s.why.String()
 	}
-	return fmt.Sprintf("interrupted: %d%s values done (%s%s%s); to go on, run the same command with --skip %d",
-		done, of, t.Counts(), fromCache, why, done)
+	return fmt.Sprintf("interrupted: %s done (%s%s%s); to go on, run the same command with --skip %d",
+		count, t.Counts(), fromCache, why, done)
 }
 
 // whyFailed keeps why values failed, for the closing line: a table has no
