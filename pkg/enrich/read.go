@@ -36,10 +36,10 @@ func (f Format) String() string {
 	return "auto"
 }
 
-// Formats are the names --format takes.
+// Formats are the names enrich --input takes, the default first.
 var Formats = []string{"auto", "csv", "tsv", "ndjson"}
 
-// ParseFormat reads a --format name.
+// ParseFormat reads an --input name.
 func ParseFormat(s string) (Format, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto", "":

@@ -331,6 +331,9 @@ const (
 	HTML Format = "html"
 )
 
+// Formats are the names ParseFormat takes, the default first.
+var Formats = []string{string(Auto), string(Text), string(HTML)}
+
 // ParseFormat checks an --input value.
 func ParseFormat(s string) (Format, bool) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {

@@ -69,7 +69,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Short: "Add what the service knows to each row of a CSV, TSV or NDJSON export",
 		Long: `Enrich reads an export from a SIEM or a firewall (FILE, or stdin when none or
 "-"): a CSV with a header, a TSV, or NDJSON (one object per line), told apart
-by its content or set with --format. It writes every record back, in order,
+by its content or set with --input. It writes every record back, in order,
 with what the service knows about the indicators in it.
 
 --column NAME (repeatable; NDJSON: a top-level field) names the columns that
@@ -103,7 +103,7 @@ failed lookup wins with its code (the largest), 130 on Ctrl-C.`,
 		Example: `  tilookup enrich --sandbox firewall.csv
   tilookup enrich --column src_ip --column dest_domain firewall.csv
   tilookup enrich -o ndjson firewall.csv | jq -c 'select(.tilookup.src_ip.status == "matched")'
-  tilookup enrich --format ndjson --column file_hash events.ndjson`,
+  tilookup enrich --input ndjson --column file_hash events.ndjson`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -116,8 +116,9 @@ failed lookup wins with its code (the largest), 130 on Ctrl-C.`,
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
 			}
-			if _, ok := enrich.ParseFormat(opts.Format); !ok {
-				return cmdutil.UsageError("invalid --format %q: use %s", opts.Format, strings.Join(enrich.Formats, ", "))
+			_, ok := enrich.ParseFormat(opts.Format)
+			if err := cmdutil.CheckInput(cmd, opts.IO.ErrOut, opts.Format, ok, enrich.Formats); err != nil {
+				return err
 			}
 			for _, c := range opts.Columns {
 				if strings.TrimSpace(c) == "" {
@@ -132,7 +133,7 @@ failed lookup wins with its code (the largest), 130 on Ctrl-C.`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Columns, "column", nil, "a column (NDJSON: field) of indicators; repeatable")
-	fl.StringVar(&opts.Format, "format", "auto", "`FORMAT`: auto, csv, tsv, ndjson")
+	cmdutil.AddInputFlag(cmd, &opts.Format, enrich.Formats, true)
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
@@ -141,9 +142,6 @@ failed lookup wins with its code (the largest), 130 on Ctrl-C.`,
 	fl.BoolVar(&opts.CSVRaw, "csv-raw", false, "CSV: keep added cells a spreadsheet would run")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
-	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return enrich.Formats, cobra.ShellCompDirectiveNoFileComp
-	})
 	_ = cmd.RegisterFlagCompletionFunc("column", cobra.NoFileCompletions)
 	_ = cmd.MarkFlagDirname("warninglists")
 	cmdutil.AddNetworkFlags(cmd)

@@ -31,7 +31,7 @@ type Options struct {
 	Files  []string
 	Types  string // the --types list, "" for all
 	Defang bool
-	Input  string // --format: auto, text or html (how the input is read)
+	Input  string // --input: auto, text or html (how the input is read)
 	// Warn says on stderr what an input loses (an encoding not read).
 	Warn func(string)
 }
@@ -48,7 +48,7 @@ of first appearance. Table output is one value per line, so it pipes into
 tilookup search. File names such as invoice.pdf and version numbers such as
 "version 1.2.3.4" are not taken for domains or addresses.
 
-HTML (by its name, or by its first bytes; --format html|text to say so) is
+HTML (by its name, or by its first bytes; --input html|text to say so) is
 read as triage reads it: the body's text and links, never the head (<link>,
 <meta>, the title), scripts or styles. A UTF-16 or UTF-32 file with a byte
 order mark is decoded; a file in an encoding that is not read is named on
@@ -64,8 +64,9 @@ four digests), ip (ipv4, ipv6) and all.`,
 			opts.IO = f.IO
 			opts.Warn = func(msg string) { fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: %s\n", msg) }
 			opts.Files = args
-			if _, ok := triage.ParseFormat(opts.Input); !ok {
-				return cmdutil.UsageError("invalid --format %q: use auto, text or html", opts.Input)
+			_, ok := triage.ParseFormat(opts.Input)
+			if err := cmdutil.CheckInput(cmd, f.IO.ErrOut, opts.Input, ok, triage.Formats); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -75,11 +76,8 @@ four digests), ip (ipv4, ipv6) and all.`,
 	}
 	cmd.Flags().StringVar(&opts.Types, "types", "", "only these comma-separated `types`: ipv4,domain,hash,...")
 	cmd.Flags().BoolVar(&opts.Defang, "defang", false, "defang values in table and CSV output, for tickets")
-	cmd.Flags().StringVar(&opts.Input, "format", "auto", "input `FORMAT`: auto, text or html")
+	cmdutil.AddInputFlag(cmd, &opts.Input, triage.Formats, true)
 	_ = cmd.RegisterFlagCompletionFunc("types", completeTypes)
-	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 

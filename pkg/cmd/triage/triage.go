@@ -126,8 +126,9 @@ the report of what finished.`,
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
 			}
-			if _, ok := triage.ParseFormat(opts.Input); !ok {
-				return cmdutil.UsageError("invalid --input %q: use auto, text or html", opts.Input)
+			_, ok := triage.ParseFormat(opts.Input)
+			if err := cmdutil.CheckInput(cmd, opts.IO.ErrOut, opts.Input, ok, triage.Formats); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -136,7 +137,7 @@ the report of what finished.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Input, "input", "auto", "input `FORMAT`: auto, text or html")
+	cmdutil.AddInputFlag(cmd, &opts.Input, triage.Formats, false)
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
@@ -153,9 +154,6 @@ the report of what finished.`,
 	})
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
-	_ = cmd.RegisterFlagCompletionFunc("input", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"auto", "text", "html"}, cobra.ShellCompDirectiveNoFileComp
-	})
 	_ = cmd.MarkFlagDirname("warninglists")
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
