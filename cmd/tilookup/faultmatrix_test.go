@@ -65,7 +65,7 @@ import (
 //	503 ISO-8859-1 HTML page   6      6       server        (quoted by its title, no panic)
 //	invisible characters       0      0       -             (shown as <U+XXXX> in table output)
 const (
-	bulkValues = 300
+	bulkValues = 200
 	bulkRate   = 0.1
 	cveValue   = "CVE-2021-44228"
 )
@@ -108,7 +108,7 @@ var pausedBulk = []string{"--retries", "0", "-c", "64"}
 // the whole run for a second or two (Retry-After is whole seconds, so the
 // pause cannot be shorter): still several pauses, shared by the workers,
 // in seconds rather than the 15 and 30 that a hundred of them took.
-const pausedRate = 0.005
+const pausedRate = 0.01
 
 // timedOutBulk: each faulted value holds a worker until the timeout, so the
 // bulk run of a timeout case faults timedOutRate of the values, with enough
