@@ -222,6 +222,18 @@ func closedPortURL(t *testing.T) string {
 	return "http://" + addr
 }
 
+// childEnv is env plus what the test binary's copy needs as a child: no
+// second's sleep at exit under -race (the race runtime's default, some 80
+// s over the suite), and go test -cover's GOCOVERDIR, without which every
+// child warns on stderr.
+func childEnv(env []string) []string {
+	env = append(env[:len(env):len(env)], "GORACE=atexit_sleep_ms=0")
+	if dir := os.Getenv("GOCOVERDIR"); dir != "" {
+		env = append(env, "GOCOVERDIR="+dir)
+	}
+	return env
+}
+
 type runResult struct {
 	code           int
 	stdout, stderr []byte
@@ -233,7 +245,7 @@ func runBinary(t *testing.T, bin string, env []string, stdin []byte, args ...str
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
+	cmd.Env = childEnv(env)
 	cmd.Dir = t.TempDir()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -716,7 +728,7 @@ func TestSIGHUPEndsARunCleanly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(bin, tc.args...)
-			cmd.Env, cmd.Dir = env, t.TempDir()
+			cmd.Env, cmd.Dir = childEnv(env), t.TempDir()
 			cmd.Stdin = strings.NewReader(stdin)
 			var out, errOut bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -76,6 +76,8 @@ func TestScripts(t *testing.T) {
 			// scripts would meet a real, locked keyring. The real keyring
 			// has its own suite (.ci/keyring-test.sh).
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/tilookup-test-bus")
+			// Under -race, no second's sleep at each command's exit.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			wd, err := os.Getwd()
 			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "testdata"))
 			return err

@@ -17,8 +17,9 @@ import (
 // most answers come sooner, and a spinner that flashes is noise.
 const waitingDelay = 700 * time.Millisecond
 
-// waitingRunes bounds what the spinner says, so that it keeps to one line
-// of an 80-column terminal with its spinner and seconds.
+// waitingRunes bounds what the spinner says on an 80-column terminal,
+// leaving room for its spinner and seconds: a line that wraps is cleared
+// only in its last row, and each redraw would leave a row behind.
 const waitingRunes = 60
 
 // Waiting is a spinner on stderr, with what is awaited and the seconds
@@ -26,12 +27,13 @@ const waitingRunes = 60
 // slow or dead service showed a blank screen until the last retry gave up
 // (a minute and a half with the defaults). A nil *Waiting does nothing.
 type Waiting struct {
-	mu   sync.Mutex
-	what string
-	bar  *progressbar.ProgressBar
-	done chan struct{}
-	gone chan struct{}
-	once sync.Once
+	mu    sync.Mutex
+	what  string
+	runes int // what is cut to this many runes
+	bar   *progressbar.ProgressBar
+	done  chan struct{}
+	gone  chan struct{}
+	once  sync.Once
 }
 
 // Waiting starts a spinner saying what, shown from waitingDelay on; Stop
@@ -50,7 +52,10 @@ func StartWaiting(ios *iostreams.IOStreams, what string) *Waiting {
 	if !ios.ProgressAllowed(true) {
 		return nil
 	}
-	w := &Waiting{what: what, done: make(chan struct{}), gone: make(chan struct{})}
+	w := &Waiting{what: what, runes: waitingRunes, done: make(chan struct{}), gone: make(chan struct{})}
+	if width := ios.TerminalWidth(); width > 0 {
+		w.runes = min(waitingRunes, width-20)
+	}
 	go w.run(ios, waitingDelay)
 	return w
 }
@@ -67,7 +72,7 @@ func (w *Waiting) run(ios *iostreams.IOStreams, delay time.Duration) {
 	w.mu.Lock()
 	w.bar = progressbar.NewOptions64(-1,
 		progressbar.OptionSetWriter(ios.ErrOut),
-		progressbar.OptionSetDescription(waitingLabel(w.what)),
+		progressbar.OptionSetDescription(w.label()),
 		progressbar.OptionSpinnerType(14),
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionClearOnFinish(),
@@ -91,7 +96,7 @@ func (w *Waiting) Describe(what string) {
 	defer w.mu.Unlock()
 	w.what = what
 	if w.bar != nil {
-		w.bar.Describe(waitingLabel(what))
+		w.bar.Describe(w.label())
 	}
 }
 
@@ -105,8 +110,9 @@ func (w *Waiting) Stop() {
 	<-w.gone
 }
 
-func waitingLabel(what string) string {
-	return sanitize.Truncate(sanitize.String(what), waitingRunes)
+// label is what, sanitised and cut to fit; the caller holds mu.
+func (w *Waiting) label() string {
+	return sanitize.Truncate(sanitize.String(w.what), w.runes)
 }
 
 // WaitingSearcher shows wait's spinner while each lookup runs: for the

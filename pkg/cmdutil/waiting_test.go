@@ -19,7 +19,7 @@ func TestWaiting(t *testing.T) {
 	errOut := &lockedBuffer{}
 	ios.ErrOut = errOut
 
-	w := &Waiting{what: "searching 44d88612fea8a8f36de82e1278abb02f", done: make(chan struct{}), gone: make(chan struct{})}
+	w := &Waiting{what: "searching 44d88612fea8a8f36de82e1278abb02f", runes: waitingRunes, done: make(chan struct{}), gone: make(chan struct{})}
 	go w.run(ios, 0)
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(errOut.String(), "searching 44d88612") && time.Now().Before(deadline) {
