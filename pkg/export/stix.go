@@ -102,25 +102,17 @@ type bundle struct {
 // object of the bundle, so that a platform that imports it does not take
 // it for the whole run.
 func STIX(w io.Writer, r *report.Report, opts STIXOptions) error {
-	b, err := newBundler(r, opts)
-	if err != nil {
-		return err
-	}
-	for _, in := range r.Indicators {
-		if err := b.add(in); err != nil {
-			return err
-		}
-	}
+	return STIXLinked(w, r, nil, opts)
+}
+
+// write writes the bundle of the objects gathered, under a new id, with
+// the note of an interrupted run last.
+func (b *bundler) write(w io.Writer, r *report.Report, opts STIXOptions) error {
 	if r.Interrupted {
 		if err := b.incomplete(); err != nil {
 			return err
 		}
 	}
-	return b.write(w, opts)
-}
-
-// write writes the bundle of the objects gathered, under a new id.
-func (b *bundler) write(w io.Writer, opts STIXOptions) error {
 	id, err := uuid4(opts.Rand)
 	if err != nil {
 		return err

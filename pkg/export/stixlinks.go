@@ -14,7 +14,7 @@ type Link struct {
 	Description         string
 }
 
-// STIXLinked writes r as STIX does, plus a related-to relationship
+// STIXLinked writes r as STIX describes, plus a related-to relationship
 // between the observables of each link (STIX 2.1 lets a relationship join
 // two SCOs), so that a platform shows the neighbourhood a pivot walked. A
 // link with an end that has no observable (a CVE, an unknown type) is
@@ -47,7 +47,7 @@ func STIXLinked(w io.Writer, r *report.Report, links []Link, opts STIXOptions) e
 			ObjectMarkingRefs: b.marking,
 		})
 	}
-	return b.write(w, opts)
+	return b.write(w, r, opts)
 }
 
 // scoOf is the id of the observable of (value, type) when the bundle holds

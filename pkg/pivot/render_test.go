@@ -289,4 +289,26 @@ func TestSTIXRelationships(t *testing.T) {
 	if related != len(g.Edges) {
 		t.Errorf("%d related-to relationships, want one per edge (%d)", related, len(g.Edges))
 	}
+
+	// A walk stopped by Ctrl-C: the bundle ends with the note that says
+	// so, as search's and triage's do, naming the relationships too.
+	g.Summary.Incomplete = true
+	b.Reset()
+	if err := STIX(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	var cut struct {
+		Objects []struct {
+			Type       string   `json:"type"`
+			Abstract   string   `json:"abstract"`
+			ObjectRefs []string `json:"object_refs"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &cut); err != nil {
+		t.Fatal(err)
+	}
+	last := cut.Objects[len(cut.Objects)-1]
+	if last.Type != "note" || !strings.HasPrefix(last.Abstract, "Incomplete") || len(last.ObjectRefs) != len(cut.Objects)-1 {
+		t.Errorf("an interrupted walk's bundle does not end with its note naming every object: %+v", last)
+	}
 }
