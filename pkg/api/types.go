@@ -68,3 +68,11 @@ type Result struct {
 	PreviewOmitted       int `json:"-"`
 	PreviewFieldsOmitted int `json:"-"`
 }
+
+// Name is how a person reads the resource: its label, else its id.
+func (r Result) Name() string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return r.Resource
+}

@@ -42,10 +42,7 @@ func OutcomeOf(r lookup.Result) Outcome {
 	case r.Resp.ResultCount() > 0:
 		o := Outcome{Status: Matched, Count: r.Resp.ResultCount()}
 		for _, res := range r.Resp.Results {
-			label := res.Label
-			if label == "" {
-				label = res.Resource
-			}
+			label := res.Name()
 			o.Resources = append(o.Resources, label)
 			if o.URL == "" {
 				o.URL = res.DetailURL

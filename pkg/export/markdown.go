@@ -113,10 +113,7 @@ func (m *mdWriter) matches(r *report.Report) {
 		}
 		value := m.indicator(in.Value, typeOf(in), true)
 		for _, res := range in.Resp.Results {
-			label := res.Label
-			if label == "" {
-				label = res.Resource
-			}
+			label := res.Name()
 			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(report.TypeLabel(typeOf(in), in.FromURL), true),
 				mdLink(mdText(label, true), res.DetailURL), mdText(res.Group, true), mdText(res.Count.String(), true))
 		}

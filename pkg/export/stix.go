@@ -289,10 +289,7 @@ func matchedIn(results []api.Result, more int) string {
 }
 
 func resourceName(res api.Result) string {
-	name := res.Label
-	if name == "" {
-		name = res.Resource
-	}
+	name := res.Name()
 	switch c := res.Count.String(); c {
 	case "":
 	case "1":

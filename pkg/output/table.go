@@ -106,10 +106,7 @@ func resultsGrid(o Options, query string, results []api.Result) *grid {
 	}
 	g.cols = append(g.cols, column{title: "COUNT", min: 5}, column{title: "DETAIL URL", min: 16, drop: 2, squeeze: true})
 	for _, res := range results {
-		label := res.Label
-		if label == "" {
-			label = res.Resource
-		}
+		label := res.Name()
 		row := []cell{textCell(label, kindText), textCell(res.Group, kindText), textCell(res.MatchedColumn, kindToken)}
 		if showValue {
 			row = append(row, textCell(o.defang(res.MatchedValue), kindToken))

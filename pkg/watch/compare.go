@@ -24,6 +24,14 @@ type Delta struct {
 	After    *json.Number `json:"after"`
 }
 
+// Name is how a person reads the resource: its label, else its id.
+func (d Delta) Name() string {
+	if d.Label != "" {
+		return d.Label
+	}
+	return d.Resource
+}
+
 // Compare says how cur differs from prev (nil: never answered). Only the
 // resources that differ are listed, in resource order: for new, every
 // resource now; for gone, every resource before; for changed, those that

@@ -259,11 +259,7 @@ func (t *tableText) matched(inds []report.Indicator) {
 func resources(ind report.Indicator) string {
 	parts := make([]string, 0, len(ind.Resp.Results))
 	for _, r := range ind.Resp.Results {
-		label := r.Label
-		if label == "" {
-			label = r.Resource
-		}
-		label = sanitize.String(label)
+		label := sanitize.String(r.Name())
 		if c := r.Count.String(); c != "" {
 			label += " " + sanitize.String(c)
 		}

@@ -124,10 +124,7 @@ func (w *tableWriter) Add(c Change) error {
 	} else {
 		parts := make([]string, len(c.Resources))
 		for i, d := range c.Resources {
-			label := d.Label
-			if label == "" {
-				label = d.Resource
-			}
+			label := d.Name()
 			parts[i] = fmt.Sprintf("%s %s→%s", label, countText(d.Before), countText(d.After))
 		}
 		what = strings.Join(parts, ", ")
@@ -185,10 +182,7 @@ func (w *mdWriter) Close(at time.Time, interrupted bool) error {
 		b.WriteString("| Change | Indicator | Type | Resource | Before | After |\n|---|---|---|---|---|---|\n")
 		for _, c := range changes {
 			for _, d := range c.Resources {
-				label := d.Label
-				if label == "" {
-					label = d.Resource
-				}
+				label := d.Name()
 				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.Change, export.MarkdownCodeCell(w.defang(c.Value, c.Type)),
 					export.MarkdownCell(c.Type), export.MarkdownCell(label), export.MarkdownCell(countText(d.Before)), export.MarkdownCell(countText(d.After)))
 			}
@@ -249,10 +243,7 @@ func mispChange(name string, c Change) string {
 	}
 	parts := make([]string, len(c.Resources))
 	for i, d := range c.Resources {
-		label := d.Label
-		if label == "" {
-			label = d.Resource
-		}
+		label := d.Name()
 		parts[i] = fmt.Sprintf("%s: %s → %s", label, mispCount(d.Before), mispCount(d.After))
 		if d.Before != nil && d.After != nil && *d.Before == *d.After {
 			parts[i] += " (preview records changed)"
