@@ -63,6 +63,10 @@ type extractor struct {
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
 	long      []byte // cutLong's buffer
+	// named: the word being classified follows "Name/" (a detection name
+	// such as Win32/Korplug.TC, a MIME or language prefix): what looks
+	// like a domain in it is the rest of a name.
+	named bool
 }
 
 // candidate is an indicator found and normalized, not yet de-duplicated;
@@ -544,7 +548,7 @@ func gluedScheme(w []byte) bool {
 // trailing sentence punctuation.
 func (e *extractor) urlEnd(i, b int) int {
 	l := e.l
-	paren, brack := 0, 0
+	paren, brack, open := 0, 0, 0
 	j := i
 scan:
 	for ; j < b; j++ {
@@ -557,6 +561,9 @@ scan:
 			}
 			paren--
 		case '[':
+			if brack == 0 {
+				open = j
+			}
 			brack++
 		case ']':
 			if brack == 0 {
@@ -566,6 +573,12 @@ scan:
 		case ',':
 			break scan
 		}
+	}
+	if brack > 0 {
+		// A '[' that no ']' closes is no part of a URL (RFC 3986 keeps
+		// brackets for IPv6 hosts): what follows is link text, as in
+		// AsciiDoc's https://a.example/x[the report].
+		j = open
 	}
 	for j > i && isTrailingPunct(l[j-1]) {
 		j--
@@ -771,8 +784,46 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 		e.emit(ws, uend, URL)
 		return uend
 	}
-	e.pieces(ws, end, '/')
+	e.slashPieces(ws, end)
 	return we
+}
+
+// slashPieces classifies the parts of a word split at slashes. A part
+// after a dotless name (Win32/Korplug.TC, HTML/Phishing.Agent.CC, the
+// detection names of a report's file tables) is no domain unless its
+// writer defanged it: .TC and .CC are country domains, and the name is a
+// product's label. An address, a hash or a URL there is still one.
+func (e *extractor) slashPieces(a, b int) {
+	p := a
+	for k := a; k <= b; k++ {
+		if k == b || e.l[k] == '/' {
+			if k > p {
+				e.named = p > a && isName(e.l[a:p-1]) && !e.marked(p, k)
+				e.word(p, k, k)
+				e.named = false
+			}
+			p = k + 1
+		}
+	}
+}
+
+// isName reports whether the text before a slash is a word with a letter
+// and no dot: Win32, Trojan:Win32, MSIL, JS.
+func isName(w []byte) bool {
+	if i := bytes.LastIndexByte(w, '/'); i >= 0 {
+		w = w[i+1:]
+	}
+	letter := false
+	for _, c := range w {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9' || c == '_' || c == '-' || c == ':':
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 func onlyDots(s []byte) bool {
@@ -1032,7 +1083,7 @@ func (e *extractor) emit(a, b int, t Type) { e.emitRaw(e.l[a:b], t) }
 
 // emitRaw is emit for a value that is not a piece of the line as it is.
 func (e *extractor) emitRaw(raw []byte, t Type) {
-	if e.want != 0 && e.want&typeBit(t) == 0 {
+	if e.want != 0 && e.want&typeBit(t) == 0 || e.named && t == Domain {
 		return
 	}
 	start := len(e.vals)

@@ -122,6 +122,16 @@ func TestExtractCases(t *testing.T) {
 		{`<a href="https://example.com/c">x</a>`, "url https://example.com/c"},
 		{"see https://en.wikipedia.org/wiki/Foo_(bar).", "url https://en.wikipedia.org/wiki/Foo_(bar)"},
 		{"(https://example.com/d)", "url https://example.com/d"},
+		// AsciiDoc's url[text] (ESET's IOC files): a '[' no ']' closes
+		// in the word starts link text; one that closes stays.
+		{"campaign https://www.recordedfuture.com/reddelta/[documented by Recorded Future].", "url https://www.recordedfuture.com/reddelta/"},
+		{"https://example.com/wiki/A_[b] and https://example.com/x[", "url https://example.com/wiki/A_[b]|url https://example.com/x"},
+		// Detection names in a report's file table: no domain, unless
+		// defanged; what else is there is still found.
+		{"|`69AB6B9906F8DCE03B43BEBB7A07189A69DC507B` |N/A |Win32/Korplug.TC |Decrypted Korplug", "sha1 69ab6b9906f8dce03b43bebb7a07189a69dc507b"},
+		{"HTML/Phishing.Agent.CC Trojan:Win32/Emotet.PK MSIL/Agent.BC", ""},
+		{"c2/evil[.]com and ids/198.51.100.7", "domain evil.com|ipv4 198.51.100.7"},
+		{"evil.com/x.tc", "url evil.com/x.tc"},
 		{"https://example.com/e?a=1,b", "url https://example.com/e?a=1"},
 		{"invoice.pdf setup.exe payload.dll script.js", ""},
 		{"update.zip update[.]zip", "domain update.zip"},
