@@ -23,6 +23,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/watch"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
@@ -61,8 +62,11 @@ events endpoint. Try it with no account:
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showVersion {
-				format, _ := cmd.Flags().GetString("output")
-				return version.Run(&version.Options{IO: f.IO, JSON: format == "json" || format == "ndjson", Info: version.Get})
+				format, err := cmdutil.ResolveFormat(f, "version")
+				if err != nil {
+					return err
+				}
+				return version.Run(&version.Options{IO: f.IO, JSON: format != output.Table, Info: version.Get})
 			}
 			return cmd.Help()
 		},

@@ -102,20 +102,9 @@ func (l *ListWriter) Close() error {
 	return nil
 }
 
-// Format resolves the output format setting for command, a command
-// without --jq: a format the registry does not list for it is a usage
-// error.
-func Format(f *Factory, command string) (output.Format, error) {
-	name, err := f.Get("output")
-	if err != nil {
-		return "", err
-	}
-	format, err := output.ParseFormat(name)
-	if err != nil {
-		return "", err
-	}
-	return format, output.CheckFormat(command, format)
-}
+// Format is ResolveFormat, for the commands that print through ListWriter
+// or a printer of their own.
+func Format(f *Factory, command string) (output.Format, error) { return ResolveFormat(f, command) }
 
 // ListOptions are the output options of a command that prints records
 // through ListWriter: format on ios.Out, escaped when it is a terminal.

@@ -13,15 +13,12 @@ import (
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// OutputOptions resolves the output format and terminal facts for a
-// printer: every command's width, colour and hyperlink support are decided
-// here, from f.IO. --jq implies JSON when the format is table or csv.
-func OutputOptions(f *Factory, jq string) (output.Options, error) {
-	name, err := f.Get("output")
-	if err != nil {
-		return output.Options{}, err
-	}
-	format, err := output.ParseFormat(name)
+// OutputOptions resolves the output format of command (see ResolveFormat)
+// and the terminal facts for a printer: every command's width, colour and
+// hyperlink support are decided here, from f.IO. --jq implies JSON when
+// the format is table or csv.
+func OutputOptions(f *Factory, command, jq string) (output.Options, error) {
+	format, err := ResolveFormat(f, command)
 	if err != nil {
 		return output.Options{}, err
 	}
@@ -37,6 +34,24 @@ func OutputOptions(f *Factory, jq string) (output.Options, error) {
 		Hyperlinks: f.IO.HyperlinksEnabled(),
 		JQ:         jq,
 	}, nil
+}
+
+// ResolveFormat is the output format command writes: the one place that
+// reads the output setting. -o on the command line is checked strictly
+// (a format the command does not write is a usage error naming those it
+// does); the same name from the environment or the config file is a
+// preference that falls back to a table (format.Resolve).
+func ResolveFormat(f *Factory, command string) (output.Format, error) {
+	name, err := f.Get("output")
+	if err != nil {
+		return "", err
+	}
+	explicit := f.Flags != nil && f.Flags.Changed("output")
+	fm, err := format.Resolve(command, name, explicit)
+	if err != nil {
+		return "", failure.New(failure.Usage, "%v", err)
+	}
+	return fm, nil
 }
 
 // StartPager sends f.IO.Out through the user's pager (TILOOKUP_PAGER, the

@@ -19,7 +19,7 @@ func TestOutputOptionsFromTerminal(t *testing.T) {
 	ios.SetEnv(map[string]string{"COLORTERM": "truecolor"})
 	f := &Factory{IO: ios}
 	f.Override("output", "table")
-	opts, err := OutputOptions(f, "")
+	opts, err := OutputOptions(f, "search", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestOutputOptionsFromTerminal(t *testing.T) {
 	}
 
 	ios.SetTTY(false, false, false)
-	opts, _ = OutputOptions(f, ".x")
+	opts, _ = OutputOptions(f, "search", ".x")
 	if opts.Width != 0 || opts.Color || opts.Hyperlinks || opts.Format != output.JSON {
 		t.Errorf("piped options = %+v", opts)
 	}

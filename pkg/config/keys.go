@@ -30,13 +30,17 @@ const (
 // get/set/list`, flag binding, environment binding, flag help and completion
 // read.
 type Key struct {
-	Name     string
-	Flag     string // global flag name, "" when there is none
-	Env      string // environment variable, "" when there is none
-	Default  string
-	Help     string
-	Values   []string // allowed values, for validation and completion
-	validate func(string) error
+	Name    string
+	Flag    string // global flag name, "" when there is none
+	Env     string // environment variable, "" when there is none
+	Default string
+	Help    string
+	Values  []string // allowed values, for validation and completion
+	// SetValues, when set, are the only Values that config set writes
+	// (and completes): output is read in any format a command writes,
+	// but set only to what search writes.
+	SetValues []string
+	validate  func(string) error
 }
 
 // Keys lists every setting, in the order `config list` prints them.
@@ -46,7 +50,7 @@ var Keys = []Key{
 	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: DefaultCookieName, Help: "cookie that also carries the token on the events call; empty sends none", validate: validCookieName},
 	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration; a bare number is seconds)", validate: validDuration},
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
-	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: format.Names()},
+	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: format.Names(), SetValues: format.Settable()},
 	{Name: "color", Flag: "color", Default: "auto", Help: "colour: auto, always or never (NO_COLOR is honoured)", Values: []string{"auto", "always", "never"}},
 	{Name: "pager", Env: "TILOOKUP_PAGER", Help: "pager for long output on a terminal (default: PAGER, else less -FRX; cat for none)"},
 	{Name: "profile", Flag: "profile", Env: "TILOOKUP_PROFILE", Help: "named section under profiles: to use"},
@@ -87,6 +91,28 @@ func KeyNames() []string {
 func DefaultOf(name string) string {
 	k, _ := Lookup(name)
 	return k.Default
+}
+
+// Settable are the values config set takes and completes.
+func (k Key) Settable() []string {
+	if k.SetValues != nil {
+		return k.SetValues
+	}
+	return k.Values
+}
+
+// CheckSettable refuses a valid value that config set does not write (one
+// of Values but not of SetValues); Validate judges the rest.
+func (k Key) CheckSettable(v string) error {
+	if k.SetValues == nil || k.Validate(v) != nil {
+		return nil
+	}
+	for _, ok := range k.SetValues {
+		if strings.EqualFold(strings.TrimSpace(v), ok) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s %q is written by some commands only: config set %s takes %s", k.Name, strings.TrimSpace(v), k.Name, strings.Join(k.SetValues, ", "))
 }
 
 // Validate checks a value for this key.

@@ -13,6 +13,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -40,6 +41,8 @@ type Options struct {
 	// write creates.
 	Edit func() (Editor, error)
 	Path func() (string, error)
+	// Format resolves -o for config list (cmdutil.ResolveFormat).
+	Format func() (output.Format, error)
 
 	// Command is the subcommand that runs (get, set, list...).
 	Command    string
@@ -53,6 +56,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	opts.Config = func() (Reader, error) { return f.ConfigUnchecked() }
 	opts.Edit = func() (Editor, error) { return config.Open(f.ConfigPath(), f.Flags, true) }
 	opts.Path = func() (string, error) { return config.Path(f.ConfigPath()) }
+	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "config") }
 	run := func(name string, fn func(*Options) error) func(*cobra.Command, []string) error {
 		return func(c *cobra.Command, args []string) error {
 			opts.Command, opts.Key, opts.Value = name, arg(args, 0), arg(args, 1)
@@ -129,7 +133,7 @@ func completeValues(_ *cobra.Command, args []string, _ string) ([]string, cobra.
 		return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
 	}
 	if k, ok := config.Lookup(args[0]); ok && len(args) == 1 {
-		return k.Values, cobra.ShellCompDirectiveNoFileComp
+		return k.Settable(), cobra.ShellCompDirectiveNoFileComp
 	}
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
@@ -147,8 +151,12 @@ func getRun(opts *Options) error {
 }
 
 func setRun(opts *Options) error {
-	if _, ok := config.Lookup(opts.Key); !ok {
+	k, ok := config.Lookup(opts.Key)
+	if !ok {
 		return config.UnknownKey(opts.Key)
+	}
+	if err := k.CheckSettable(opts.Value); err != nil {
+		return failure.New(failure.Usage, "%v", err)
 	}
 	cfg, err := opts.Edit()
 	if err != nil {
@@ -207,10 +215,7 @@ func listRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	format, err := output.ParseFormat(cfg.Get("output"))
-	if err == nil {
-		err = output.CheckFormat("config", format)
-	}
+	format, err := opts.Format()
 	if err != nil {
 		return err
 	}

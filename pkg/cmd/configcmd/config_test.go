@@ -10,6 +10,8 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 type fakeConfig struct {
@@ -38,6 +40,7 @@ func newOpts() (*Options, *fakeConfig, *strings.Builder) {
 		Config: func() (Reader, error) { return c, nil },
 		Edit:   func() (Editor, error) { return c, nil },
 		Path:   func() (string, error) { return "/cfg/config.yaml", nil },
+		Format: func() (output.Format, error) { return format.Resolve("config", c.values["output"], false) },
 	}
 	return opts, c, out
 }

@@ -59,7 +59,7 @@ func newMeCmd(f *cmdutil.Factory, runF func(context.Context, *MeOptions) error) 
 			defer w.Stop()
 			return client.EventsMe(ctx)
 		},
-		Output:     func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },
+		Output:     func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "events", jq) },
 		StartPager: func(noPager bool) func() { return cmdutil.StartPager(f, noPager) },
 	}
 	me := &cobra.Command{

@@ -34,8 +34,10 @@ type Options struct {
 	// Setting reads a config key (output, allowlist, warninglists) through
 	// every layer: flag, environment, profile, file.
 	Setting func(key string) (string, error)
-	Cache   cmdutil.CacheFunc
-	Now     func() time.Time
+	// Format resolves -o (cmdutil.ResolveFormat).
+	Format func() (format.Name, error)
+	Cache  cmdutil.CacheFunc
+	Now    func() time.Time
 	// StartPager sends stdout through the pager when it is a terminal
 	// (cmdutil.StartPager); nil = never.
 	StartPager func() (stop func())
@@ -60,15 +62,8 @@ type Options struct {
 }
 
 // renderer is the printer of a format of pivot's: the formats the
-// registry (pkg/output/format) lists for pivot, and only those.
-func renderer(name string) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
-	f, err := format.Parse(name)
-	if err == nil {
-		err = format.Check("pivot", f)
-	}
-	if err != nil {
-		return nil, failure.New(failure.Usage, "%v", err)
-	}
+// registry (pkg/output/format) lists for pivot, as ResolveFormat gave it.
+func renderer(f format.Name) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
 	switch f {
 	case format.Table:
 		return pivot.Tree, nil
@@ -99,6 +94,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Cache:        f.Cached,
 		StartSandbox: f.Sandbox,
 		Setting:      f.Get,
+		Format:       func() (format.Name, error) { return cmdutil.ResolveFormat(f, "pivot") },
 		Now:          time.Now,
 		Wait:         f.Waiting,
 	}
@@ -186,17 +182,15 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 }
 
 func run(ctx context.Context, opts *Options) error {
-	name, err := opts.Setting("output")
+	f, err := opts.Format()
 	if err != nil {
 		return err
 	}
-	render, err := renderer(name)
+	render, err := renderer(f)
 	if err != nil {
 		return err
 	}
-	// Refused before any lookup, as search and triage do (renderer has
-	// parsed the name).
-	f, _ := format.Parse(name)
+	// Refused before any lookup, as search and triage do.
 	if err := cmdutil.CheckExportFlags(f, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}

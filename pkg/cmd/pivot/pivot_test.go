@@ -8,12 +8,13 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
 // newOptions is a pivot from the sandbox's EICAR hash, one level deep,
 // writing format to a terminal (tty) or a pipe.
-func newOptions(t *testing.T, format string, tty bool) (*Options, *strings.Builder) {
+func newOptions(t *testing.T, name string, tty bool) (*Options, *strings.Builder) {
 	t.Helper()
 	srv, err := sandbox.Start(sandbox.Options{}, "", "")
 	if err != nil {
@@ -32,10 +33,11 @@ func newOptions(t *testing.T, format string, tty bool) (*Options, *strings.Build
 		},
 		Setting: func(key string) (string, error) {
 			if key == "output" {
-				return format, nil
+				return name, nil
 			}
 			return "", nil
 		},
+		Format: func() (format.Name, error) { return format.Resolve("pivot", name, true) },
 		Now:    time.Now,
 		Values: []string{"44d88612fea8a8f36de82e1278abb02f"}, Depth: 1, MaxLookups: 20, Concurrency: 2,
 	}

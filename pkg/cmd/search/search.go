@@ -77,7 +77,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	opts := &Options{
 		IO:           f.IO,
 		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output:       func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, jq) },
+		Output:       func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "search", jq) },
 		StartSandbox: f.Sandbox,
 		BulkGC:       func() { cmdutil.BulkGC(os.Getenv) },
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {

@@ -68,7 +68,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	opts := &Options{
 		IO:           f.IO,
 		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output:       func() (output.Options, error) { return cmdutil.OutputOptions(f, "") },
+		Output:       func() (output.Options, error) { return cmdutil.OutputOptions(f, "triage", "") },
 		Cache:        f.Cached,
 		StartSandbox: f.Sandbox,
 		Setting:      f.Get,

@@ -82,8 +82,11 @@ tilookup --version prints the same. With -o json or -o ndjson, one JSON object.`
   tilookup version -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, _ := cmd.Flags().GetString("output")
-			opts := &Options{IO: f.IO, JSON: format == "json" || format == "ndjson", Info: Get}
+			format, err := cmdutil.ResolveFormat(f, "version")
+			if err != nil {
+				return err
+			}
+			opts := &Options{IO: f.IO, JSON: format != output.Table, Info: Get}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

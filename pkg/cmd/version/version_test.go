@@ -2,6 +2,7 @@ package version
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
@@ -11,8 +12,11 @@ import (
 func TestNewCmdFillsOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got *Options
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	f := &cmdutil.Factory{IO: ios}
+	cmd := NewCmd(f, func(_ context.Context, o *Options) error { got = o; return nil })
 	cmd.Flags().StringP("output", "o", "", "")
+	f.Flags = cmd.Flags()
 	cmd.SetArgs([]string{"-o", "ndjson"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

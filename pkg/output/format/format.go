@@ -70,7 +70,7 @@ func (s Spec) Streams() bool { return s.Kind == Stream }
 func (s Spec) Supports(command string) bool { return slices.Contains(s.Commands, command) }
 
 // records lists the commands that print records in every streaming format.
-var records = []string{"search", "triage", "detect", "extract", "events", "watch"}
+var records = []string{"search", "triage", "enrich", "detect", "extract", "events", "watch"}
 
 // reports lists the commands that print one fixed report, as text or JSON.
 var reports = []string{"version", "cache", "config"}
@@ -157,6 +157,33 @@ func Check(command string, n Name) error {
 	}
 	return fmt.Errorf("-o %s is written by %s only: use %s here", r.Name, join(r.Commands, "and"), join(names(For(command)), "or"))
 }
+
+// Resolve decides the format command writes for the output setting name.
+// explicit says the name was given as -o on the command line: a format
+// the command does not write is then a usage error naming the ones it
+// does. A name from the config file or the environment is a preference:
+// a command that cannot write it writes a table. An unknown name is an
+// error either way, listing the formats command writes.
+func Resolve(command, name string, explicit bool) (Name, error) {
+	if strings.TrimSpace(name) == "" {
+		return Table, nil
+	}
+	r, ok := Lookup(name)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("%w %q: %s writes %s", ErrUnknown, name, command, join(names(For(command)), "or"))
+	case r.Supports(command):
+		return r.Name, nil
+	case explicit:
+		return "", Check(command, r.Name)
+	}
+	return Table, nil
+}
+
+// Settable lists the formats the output config key may be set to: those
+// search, the main command, writes. A preference that most commands would
+// ignore is a surprise, not a setting.
+func Settable() []string { return names(For("search")) }
 
 // HelpList is the flag help's list of names: "table, json, ndjson, ...".
 func HelpList() string { return strings.Join(Names(), ", ") }

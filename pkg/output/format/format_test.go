@@ -56,9 +56,9 @@ func TestCheck(t *testing.T) {
 		{"detect", STIX, "-o stix is written by search, triage and pivot only: use table, json, ndjson or csv here"},
 		{"extract", MD, "-o md is written by search, triage, pivot and watch only: use table, json, ndjson or csv here"},
 		{"pivot", HTML, ""},
-		{"pivot", CSV, "-o csv is written by search, triage, detect, extract, events, watch and config only: use table, json, md, stix, misp, dot, mermaid or html here"},
+		{"pivot", CSV, "-o csv is written by search, triage, enrich, detect, extract, events, watch and config only: use table, json, md, stix, misp, dot, mermaid or html here"},
 		{"search", DOT, "-o dot is written by pivot only: use table, json, ndjson, csv, md, stix or misp here"},
-		{"cache", CSV, "-o csv is written by search, triage, detect, extract, events, watch and config only: use table, json or ndjson here"},
+		{"cache", CSV, "-o csv is written by search, triage, enrich, detect, extract, events, watch and config only: use table, json or ndjson here"},
 		{"config", CSV, ""},
 		{"search", "yaml", `invalid output format "yaml"`},
 		{"triage", MISP, ""},
@@ -102,5 +102,57 @@ func TestRows(t *testing.T) {
 	}
 	if !slices.Equal(For("version"), []Name{Table, JSON, NDJSON}) {
 		t.Errorf("For(version) = %v", For("version"))
+	}
+}
+
+// TestResolve walks the registry: every command and every format, given
+// on the command line (strict) or as a preference (table when the
+// command cannot write it).
+func TestResolve(t *testing.T) {
+	var commands []string
+	for _, r := range All() {
+		for _, c := range r.Commands {
+			if !slices.Contains(commands, c) {
+				commands = append(commands, c)
+			}
+		}
+	}
+	for _, c := range commands {
+		own := names(For(c))
+		for _, r := range All() {
+			for _, explicit := range []bool{true, false} {
+				got, err := Resolve(c, " "+strings.ToUpper(string(r.Name)), explicit)
+				switch {
+				case r.Supports(c):
+					if err != nil || got != r.Name {
+						t.Errorf("Resolve(%s, %s, %v) = %q, %v; want %q", c, r.Name, explicit, got, err, r.Name)
+					}
+				case explicit:
+					if err == nil || !strings.Contains(err.Error(), join(own, "or")) {
+						t.Errorf("Resolve(%s, -o %s) = %q, %v; want an error naming %v", c, r.Name, got, err, own)
+					}
+				default:
+					if err != nil || got != Table {
+						t.Errorf("Resolve(%s, %s as a preference) = %q, %v; want table", c, r.Name, got, err)
+					}
+				}
+			}
+		}
+		for _, explicit := range []bool{true, false} {
+			if got, err := Resolve(c, "jsn", explicit); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), c+" writes "+join(own, "or")) {
+				t.Errorf("Resolve(%s, jsn) = %q, %v; want an unknown-format error naming %s's formats", c, got, err, c)
+			}
+		}
+		if got, err := Resolve(c, "", true); err != nil || got != Table {
+			t.Errorf("Resolve(%s, \"\") = %q, %v; want table", c, got, err)
+		}
+	}
+}
+
+func TestSettableIsWhatSearchWrites(t *testing.T) {
+	for _, r := range All() {
+		if slices.Contains(Settable(), string(r.Name)) != r.Supports("search") {
+			t.Errorf("Settable() = %v: %s is settable exactly when search writes it", Settable(), r.Name)
+		}
 	}
 }
