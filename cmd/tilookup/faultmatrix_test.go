@@ -212,6 +212,37 @@ func randomToken(t *testing.T) string {
 	return "tok-" + hex.EncodeToString(b)
 }
 
+// silentURL is a service that accepts connections and never answers, as
+// a hung proxy or a load balancer with no backend does.
+func silentURL(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never read or written
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + l.Addr().String()
+}
+
 func closedPortURL(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -592,9 +623,11 @@ func TestTLSSettings(t *testing.T) {
 }
 
 // A service that cannot be reached at all, with the default retries: a
-// real closed port and a name that cannot resolve (.invalid, RFC 6761).
-// 2,000 values end in seconds, not the minutes of retrying each one, with
-// 2,000 records, the closing line saying once why, and exit 6.
+// real closed port, a name that cannot resolve (.invalid, RFC 6761), and
+// a server that accepts connections and never answers (time-outs). 2,000
+// values end in seconds, not the minutes (or, silent, the hours) of
+// retrying each one, with 2,000 records, the closing line saying once
+// why, and exit 6.
 func TestUnreachableServiceStopsARun(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -607,9 +640,15 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 		values[i] = fmt.Sprintf("host-%04d.example.com", i)
 	}
 	stdin := []byte(strings.Join(values, "\n") + "\n")
-	for _, tc := range []struct{ name, url, cause string }{
-		{"closed-port", closedPortURL(t), "connection refused"},
-		{"invalid-host", "https://tilookup-unreachable.invalid", "tilookup-unreachable.invalid"},
+	const unreachable = "nothing more was sent: 3 values in a row could not reach the service"
+	for _, tc := range []struct {
+		name, url, cause, line, kind string
+		args                         []string
+	}{
+		{"closed-port", closedPortURL(t), "connection refused", unreachable, string(failure.Network), nil},
+		{"invalid-host", "https://tilookup-unreachable.invalid", "tilookup-unreachable.invalid", unreachable, string(failure.Network), nil},
+		{"silent", silentURL(t), "no complete answer within 300ms", "nothing more was sent: 3 values in a row got no answer from the service",
+			string(failure.Timeout), []string{"--timeout", "300ms"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -617,7 +656,7 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 				"TILOOKUP_CONFIG=" + filepath.Join(home, "none.yaml"), "TILOOKUP_TOKEN=tok-unreachable",
 				"TILOOKUP_BASE_URL=" + tc.url, "NO_COLOR=1"}
-			res := runBinary(t, bin, env, stdin, "search", "-o", "ndjson")
+			res := runBinary(t, bin, env, stdin, append([]string{"search", "-o", "ndjson"}, tc.args...)...)
 			t.Logf("exit %d in %s: %s", res.code, res.took.Round(time.Millisecond), bytes.TrimSpace(res.stderr))
 			if res.code != failure.ExitService {
 				t.Errorf("exit %d, want %d", res.code, failure.ExitService)
@@ -641,16 +680,16 @@ func TestUnreachableServiceStopsARun(t *testing.T) {
 				switch r.Error.Kind {
 				case string(failure.NotSent):
 					notSent++
-				case string(failure.Network):
+				case tc.kind:
 				default:
-					t.Fatalf("record %d: kind %q, want network or not_sent", i+1, r.Error.Kind)
+					t.Fatalf("record %d: kind %q, want %s or not_sent", i+1, r.Error.Kind, tc.kind)
 				}
 			}
 			if notSent < n-20 {
 				t.Errorf("only %d of %d values were not sent", notSent, n)
 			}
 			s := string(res.stderr)
-			if strings.Count(s, "\n") != 1 || !strings.Contains(s, "nothing more was sent: 3 values in a row could not reach the service") || !strings.Contains(s, tc.cause) {
+			if strings.Count(s, "\n") != 1 || !strings.Contains(s, tc.line) || !strings.Contains(s, tc.cause) {
 				t.Errorf("stderr is not one closing line saying why (%q): %q", tc.cause, s)
 			}
 		})

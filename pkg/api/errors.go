@@ -45,6 +45,18 @@ func Unreachable(err error) bool {
 	return errors.As(err, &e) && e.unreachable
 }
 
+// Silent reports whether err is a request the service never answered in
+// time: a time-out (the per-request --timeout or the value's deadline)
+// with no status received. A hung proxy, or a load balancer with no
+// backend, accepts the connection and then says nothing; a firewall that
+// drops the SYN looks the same. Such failures in a row stop a run as
+// unreachable ones do (lookup.StopSending): each would otherwise cost
+// every try's whole time-out.
+func Silent(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Kind == failure.Timeout && e.Status == 0
+}
+
 // dialFailed reports whether err happened while connecting: dialing, or
 // resolving the host's name.
 func dialFailed(err error) bool {

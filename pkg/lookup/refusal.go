@@ -12,16 +12,18 @@ import (
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
-// UnreachableInARow is how many values in a row must fail to connect,
-// with no answer between them, before a run stops sending. One failure
-// can be a blip; values in flight at once fail together when the service
-// is down, so a few more than one say it is not.
+// UnreachableInARow is how many values in a row must fail to connect or
+// get no answer in time, with no answer between them, before a run stops
+// sending. One failure can be a blip; values in flight at once fail
+// together when the service is down, so a few more than one say it is not.
 const UnreachableInARow = 3
 
 // StopSending wraps s so that a run stops sending once it cannot
 // succeed: after the service refused the token (401), or after
 // UnreachableInARow values in a row could not connect to it at all
-// (api.Unreachable: refused, no such host, TLS or proxy failure). Every
+// (api.Unreachable: refused, no such host, TLS or proxy failure) or got
+// no answer before their time-out (api.Silent: a hung proxy, a load
+// balancer with no backend, a firewall that drops packets). Every
 // later value gets a failure.NotSent error saying why, so a bulk run
 // still has one record per value, makes a handful of requests instead of
 // thousands that can lock an account out, and ends in seconds when the
@@ -67,13 +69,17 @@ func (r *stopper) observe(err error) {
 		r.stopped = failure.NotSentBecause(failure.Auth,
 			"not sent: the service refused the token for an earlier value",
 			"run `tilookup auth login` or set TILOOKUP_TOKEN, then run again")
-	case api.Unreachable(err):
+	case api.Unreachable(err), api.Silent(err):
 		r.inARow++
-		if r.inARow >= UnreachableInARow {
-			r.stopped = failure.NotSentBecause(failure.Network,
-				fmt.Sprintf("not sent: %d values in a row could not reach the service (%s)", r.inARow, sanitize.Line(unreachableCause(err))),
-				"check base_url, your network and any proxy (HTTPS_PROXY), then run again")
+		if r.inARow < UnreachableInARow {
+			break
 		}
+		what, hint := "could not reach the service", "check base_url, your network and any proxy (HTTPS_PROXY), then run again"
+		if !api.Unreachable(err) {
+			what, hint = "got no answer from the service", "check base_url and any proxy (HTTPS_PROXY), or raise --timeout if the service is only slow, then run again"
+		}
+		r.stopped = failure.NotSentBecause(failure.Network,
+			fmt.Sprintf("not sent: %d values in a row %s (%s)", r.inARow, what, sanitize.Line(unreachableCause(err))), hint)
 	default:
 		r.inARow = 0 // an answer, or a failure after connecting
 	}
