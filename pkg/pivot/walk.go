@@ -11,8 +11,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -297,16 +299,51 @@ func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
 		}
 		if r.MatchedValue != "" {
 			field = "matched_value"
-			_ = x.Extract(r.MatchedValue, found)
+			fieldIndicators(x, r.MatchedValue, found)
 		}
 		for _, rec := range r.Preview {
 			walkFields("", rec, func(f, text string) {
 				field = f
-				_ = x.Extract(text, found)
+				fieldIndicators(x, text, found)
 			})
 		}
 	}
 }
+
+// fieldIndicators calls found for the indicators one field names. A field
+// whose whole value is one indicator, as search would detect it, is taken
+// whole: a URL with a space in its path is that URL, never the piece
+// before the space (which matches nothing and would be an invented
+// value). Other text is free text, for extraction.
+func fieldIndicators(x *ioc.TextExtractor, text string, found func(ioc.Indicator) error) {
+	if ind, ok := wholeIndicator(text); ok {
+		_ = found(ind)
+		return
+	}
+	_ = x.Extract(text, found)
+}
+
+// wholeIndicator is text as one indicator: Prepare detects a type, and
+// extraction agrees that text names such an indicator and nothing else
+// than pieces of it. Extraction's rules still decide what is an indicator
+// at all (a detection name such as Win32/Korplug.TC is no domain).
+func wholeIndicator(text string) (ioc.Indicator, bool) {
+	value, t, err := ioc.Prepare(text, true)
+	if err != nil || t == ioc.Unknown {
+		return ioc.Indicator{}, false
+	}
+	agrees := false
+	err = ioc.NewTextExtractor().Extract(text, func(ind ioc.Indicator) error {
+		if ind.Type != t || !strings.HasPrefix(value, ind.Value) {
+			return errNotWhole
+		}
+		agrees = true
+		return nil
+	})
+	return ioc.Indicator{Value: value, Type: t}, err == nil && agrees
+}
+
+var errNotWhole = errors.New("not one indicator")
 
 // link adds the edge from n to the indicator (and the indicator's node).
 func (w *walker) link(from *Node, ind ioc.Indicator, depth int, resource, field string) {

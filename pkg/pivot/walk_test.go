@@ -270,6 +270,37 @@ func TestWalkEdgeFields(t *testing.T) {
 	}
 }
 
+// A preview field whose whole value is one indicator is taken whole, a URL
+// with spaces in its path included (issue 38: pivot looked up the piece
+// before the first space, which matches nothing); free text is extracted,
+// and what extraction refuses (a detection name) is no indicator whole
+// either.
+func TestWalkTakesAWholeFieldWhole(t *testing.T) {
+	const spaced = "https://login-update.example.net/secure login/verify.php?acct=42&ref=mail%20link#step 2"
+	s := SearcherFunc(func(_ context.Context, v string) (*api.SearchResponse, error) {
+		if v != "login-update.example.net" {
+			return &api.SearchResponse{Query: v}, nil
+		}
+		return &api.SearchResponse{Query: v, Results: []api.Result{
+			{Resource: "phish", Label: "Phishing", Count: "1", MatchedValue: v, Preview: []map[string]any{
+				{"a_url": spaced, "b_note": "reported at hxxps://evil[.]example/a b", "c_family": "Win32/Korplug.TC"},
+			}},
+		}}, nil
+	})
+	g, err := Walk(context.Background(), s, start("login-update.example.net"), Config{Depth: 1, MaxLookups: 50})
+	if exitCode(err) != 0 {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range g.Nodes[1:] {
+		got = append(got, string(n.Type)+" "+n.Value)
+	}
+	want := []string{"url " + spaced, "url https://evil.example/a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("nodes\n%q\nwant\n%q", got, want)
+	}
+}
+
 // SearcherFunc keeps the tests short.
 type SearcherFunc func(context.Context, string) (*api.SearchResponse, error)
 
