@@ -91,13 +91,11 @@ func classify(cell string) (t ioc.Type, free bool) {
 	return ioc.Unknown, false
 }
 
-// family groups the types one column of an export holds together.
+// family groups the types one column of an export holds together (ioc's
+// type table).
 func family(t ioc.Type) string {
-	switch t {
-	case ioc.MD5, ioc.SHA1, ioc.SHA256, ioc.SHA512:
-		return "hash"
-	case ioc.IPv4, ioc.IPv6:
-		return "address"
+	if info, ok := ioc.Info(t); ok {
+		return info.Family
 	}
 	return string(t)
 }

@@ -48,6 +48,7 @@ type object struct {
 	Description        string            `json:"description,omitempty"`
 	IdentityClass      string            `json:"identity_class,omitempty"`
 	Value              string            `json:"value,omitempty"`
+	Number             *uint64           `json:"number,omitempty"`
 	Hashes             map[string]string `json:"hashes,omitempty"`
 	Pattern            string            `json:"pattern,omitempty"`
 	PatternType        string            `json:"pattern_type,omitempty"`
@@ -176,8 +177,8 @@ func (b *bundler) incomplete() error {
 // add writes the objects of one indicator.
 func (b *bundler) add(in report.Indicator) error {
 	typ := typeOf(in)
-	if ioc.Type(typ) == ioc.CVE {
-		return b.vulnerability(in)
+	if info, ok := ioc.Info(ioc.Type(typ)); ok && info.STIX.Type == "vulnerability" {
+		return b.vulnerability(in) // a domain object, not an observable
 	}
 	obs, ok := observableOf(typ)
 	if !ok {

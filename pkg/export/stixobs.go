@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -14,6 +15,9 @@ import (
 type observable struct {
 	stixType string
 	hashAlgo string // "MD5", "SHA-1", …; empty for a value
+	// number reads the integer that identifies an SCO such as an
+	// autonomous-system; nil for an SCO that holds the value as text.
+	number func(string) (uint64, bool)
 }
 
 // observableOf is the SCO of type typ; false for a type that has none (a
@@ -23,7 +27,7 @@ func observableOf(typ string) (observable, bool) {
 	if !ok || !info.STIX.SCO {
 		return observable{}, false
 	}
-	return observable{stixType: info.STIX.Type, hashAlgo: info.STIX.HashAlgo}, true
+	return observable{stixType: info.STIX.Type, hashAlgo: info.STIX.HashAlgo, number: info.STIX.Number}, true
 }
 
 // canonical is the value as the STIX object holds it. Values arrive
@@ -86,14 +90,32 @@ func (o observable) object(v string) object {
 		obj.Hashes = map[string]string{o.hashAlgo: v}
 		return obj
 	}
+	if n, ok := o.numberOf(v); ok {
+		// {"number": n}: a JSON number, which JCS writes as its digits.
+		obj.ID = o.stixType + "--" + uuid5(scoNamespace, `{"number":`+strconv.FormatUint(n, 10)+`}`)
+		obj.Number = &n
+		return obj
+	}
 	obj.ID = scoID(o.stixType, "value", v, "")
 	obj.Value = v
 	return obj
 }
 
+// numberOf is the integer property of an SCO identified by one; false
+// for the others.
+func (o observable) numberOf(v string) (uint64, bool) {
+	if o.number == nil {
+		return 0, false
+	}
+	return o.number(v)
+}
+
 // pattern is the STIX pattern that matches the canonical value v:
 // [ipv4-addr:value = '198.51.100.7'], [file:hashes.'SHA-256' = '…'].
 func (o observable) pattern(v string) string {
+	if n, ok := o.numberOf(v); ok {
+		return "[" + o.stixType + ":number = " + strconv.FormatUint(n, 10) + "]"
+	}
 	path := "value"
 	if o.hashAlgo != "" {
 		path = "hashes." + o.hashAlgo

@@ -9,43 +9,39 @@ import (
 
 // Detect tells the type of an indicator that is already trimmed and
 // refanged; see RULES.md for what each type accepts. Anything that fits no
-// type is Unknown. Detect does not allocate.
+// type is Unknown. The types are tried in the order of their detectRank
+// (the type table), the first to accept s wins. Detect does not allocate.
 func Detect(s string) Type {
 	if s == "" {
 		return Unknown
 	}
-	if t := hashType(s); t != Unknown {
-		return t
-	}
-	if isCVE(s) {
-		return CVE
-	}
-	if strings.Contains(s, "://") {
-		if _, ok := splitPastedURL(s); ok {
-			return URL
+	for _, r := range byDetectRank() {
+		if r.is(s) {
+			return r.Type
 		}
-		return Unknown
-	}
-	if isIPv4(s) {
-		return IPv4
-	}
-	if isCIDR(s) {
-		return CIDR
-	}
-	if isIPv6(s) {
-		return IPv6
-	}
-	if isDomain(s, true) {
-		return Domain
-	}
-	// Before email: example.com/a@b.com is a URL whose path holds an '@'.
-	if _, ok := splitURL(s); ok {
-		return URL
-	}
-	if isEmail(s) {
-		return Email
 	}
 	return Unknown
+}
+
+// isHash and isHashBytes tell a digest of type t (hashType).
+func isHash(t Type) func(string) bool { return func(s string) bool { return hashType(s) == t } }
+
+func isHashBytes(t Type) func([]byte) bool { return func(s []byte) bool { return hashType(s) == t } }
+
+func isDomainValue(s string) bool { return isDomain(s, true) }
+
+// isURLValue accepts a URL as an analyst pastes it: with a scheme, spaces
+// in its path and query are kept (splitPastedURL). Detect tries it after
+// the addresses and domains, which a URL without a scheme must not be
+// taken for (203.0.113.0/24 is a block), and before e-mail addresses:
+// example.com/a@b.com is a URL whose path holds an '@'.
+func isURLValue(s string) bool {
+	if strings.Contains(s, "://") {
+		_, ok := splitPastedURL(s)
+		return ok
+	}
+	_, ok := splitURL(s)
+	return ok
 }
 
 // hashType recognises a hex digest by its length alone: 32, 40, 64 or 128
@@ -129,7 +125,7 @@ func parseIPv6[T string | []byte](s T) (netip.Addr, bool) {
 	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
 		s = s[1 : len(s)-1]
 	}
-	if len(s) < 2 || len(s) > 64 || !hasColon(s) {
+	if len(s) < 2 || len(s) > 64 || !colonNoSlash(s) {
 		return netip.Addr{}, false
 	}
 	a, err := netip.ParseAddr(string(s))
@@ -139,13 +135,20 @@ func parseIPv6[T string | []byte](s T) (netip.Addr, bool) {
 	return a, true
 }
 
-func hasColon[T string | []byte](s T) bool {
+// colonNoSlash is the shape of an IPv6 address netip may parse: a colon
+// and no slash. A URL (https://...) is refused here, not by netip, whose
+// error allocates.
+func colonNoSlash[T string | []byte](s T) bool {
+	colon := false
 	for i := 0; i < len(s); i++ {
-		if s[i] == ':' {
-			return true
+		switch s[i] {
+		case ':':
+			colon = true
+		case '/':
+			return false
 		}
 	}
-	return false
+	return colon
 }
 
 // isDomain accepts a host name of at least two labels: each 1 to 63 bytes of

@@ -63,6 +63,10 @@ type extractor struct {
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
 	long      []byte // cutLong's buffer
+	// minWord and words are the type table's word rules (minWordLen,
+	// wordRows), looked up once.
+	minWord int
+	words   []*TypeInfo
 	// named: the word being classified follows "Name/" (a detection name
 	// such as Win32/Korplug.TC, a MIME or language prefix): what looks
 	// like a domain in it is the rest of a name.
@@ -77,7 +81,7 @@ type candidate struct {
 }
 
 func newExtractor(types []Type) *extractor {
-	e := &extractor{}
+	e := &extractor{minWord: minWordLen(), words: wordRows()}
 	for _, t := range types {
 		e.want |= typeBit(t)
 	}
@@ -105,16 +109,19 @@ var wordByte = func() (w [256]bool) {
 	return w
 }()
 
-// anchor marks the bytes every indicator has one of: . : @ / (host names,
-// addresses, URLs, emails), '-' and digits (CVE IDs, hashes: a digest with
-// no digit among 32 hex digits is a 1-in-10^13 event), non-ASCII (IDN), and
-// the bytes that may start a defang. The scanner skips everything else
-// without looking at words at all.
+// anchor marks the bytes every indicator has one of, its type's anchors
+// in the type table (. : @ / for host names, addresses, URLs and emails,
+// '-' and digits for CVE IDs and hashes: a digest with no digit among 32
+// hex digits is a 1-in-10^13 event), non-ASCII (IDN), and the bytes that
+// may start a defang. The scanner skips everything else without looking
+// at words at all.
 var anchor = func() (a [256]bool) {
-	for _, c := range ".:@/-[](){}\\" {
-		a[c] = true
+	for _, r := range typeTable {
+		for i := 0; i < len(r.anchors); i++ {
+			a[r.anchors[i]] = true
+		}
 	}
-	for c := '0'; c <= '9'; c++ {
+	for _, c := range "[](){}\\" {
 		a[c] = true
 	}
 	for c := utf8.RuneSelf; c < 256; c++ {
@@ -372,7 +379,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	if seen&sPunct != 0 && !(puncts == 1 && class[l[t-1]]&cPunct != 0) {
 		return s, t, false, true, label
 	}
-	return s, t, false, t-s >= 13 && seen&sDigit != 0, label
+	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
 }
 
 func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
@@ -455,7 +462,7 @@ func (e *extractor) look(s, t int, askDefang bool) (defanged, worth bool) {
 	if seen&cPunct != 0 && !(puncts == 1 && last == t-1) {
 		return false, true
 	}
-	return false, t-s >= 13 && seen&cDigit != 0
+	return false, t-s >= e.minWord && seen&cDigit != 0
 }
 
 // nextAnchor returns the index of the first anchor byte in l at or after
@@ -632,7 +639,7 @@ func (e *extractor) labelWord(ws, end int) {
 			return
 		}
 	}
-	e.hashOrCVE(ws, end)
+	e.bareWord(ws, end)
 }
 
 // word classifies l[ws:we] and returns where scanning goes on: past we when
@@ -706,7 +713,7 @@ func (e *extractor) word(ws, we, limit int) int {
 	case dot:
 		e.dottedWord(ws, end)
 	default:
-		e.hashOrCVE(ws, end)
+		e.bareWord(ws, end)
 	}
 	return we
 }
@@ -972,14 +979,14 @@ func (e *extractor) dottedWord(ws, end int) {
 			return
 		}
 	}
-	if end-ws < 13 {
-		return // too short to hold a hash or a CVE ID
+	if end-ws < e.minWord {
+		return // too short to hold a bare word's value (a hash, a CVE ID)
 	}
 	p := ws
 	for k := ws; k <= end; k++ {
 		if k == end || l[k] == '.' {
 			if k > p {
-				e.hashOrCVE(p, k)
+				e.bareWord(p, k)
 			}
 			p = k + 1
 		}
@@ -1020,14 +1027,18 @@ func (e *extractor) versionBefore(i int) bool {
 	return false
 }
 
-// hashOrCVE looks in a word without / @ : or . for a CVE ID or hex digests:
-// runs of letters and digits of exactly a digest's length, so that a digest
-// inside a longer hex or alphanumeric run is not one.
-func (e *extractor) hashOrCVE(a, b int) {
+// bareWord looks in a word without / @ : or . for the types with a word
+// rule (the type table): a whole word that is one value (a CVE ID), else
+// runs of letters and digits of exactly a value's length (hex digests),
+// so that a digest inside a longer hex or alphanumeric run is not one.
+func (e *extractor) bareWord(a, b int) {
 	l := e.l
-	if isCVE(l[a:b]) {
-		e.emit(a, b, CVE)
-		return
+	rows := e.words
+	for _, r := range rows {
+		if !r.word.inRuns && b-a >= r.word.minLen && r.word.match(l[a:b]) {
+			e.emit(a, b, r.Type)
+			return
+		}
 	}
 	for i := a; i < b; {
 		if !isAlnum(l[i]) {
@@ -1038,9 +1049,10 @@ func (e *extractor) hashOrCVE(a, b int) {
 		for j < b && isAlnum(l[j]) {
 			j++
 		}
-		if j-i >= 32 {
-			if t := hashType(l[i:j]); t != Unknown {
-				e.emit(i, j, t)
+		for _, r := range rows {
+			if r.word.inRuns && j-i == r.word.minLen && r.word.match(l[i:j]) {
+				e.emit(i, j, r.Type)
+				break
 			}
 		}
 		i = j
@@ -1076,9 +1088,9 @@ func (e *extractor) spacedCVE(s, t int) bool {
 	return true
 }
 
-// emit records l[a:b] as a candidate of type t. The common types are
-// normalized in place in vals; the others take the general path, which
-// allocates.
+// emit records l[a:b] as a candidate of type t. The types with a
+// normalizeASCII are normalized in place in vals; the others, and values
+// it refuses, take the general path, which allocates.
 func (e *extractor) emit(a, b int, t Type) { e.emitRaw(e.l[a:b], t) }
 
 // emitRaw is emit for a value that is not a piece of the line as it is.
@@ -1095,7 +1107,7 @@ func (e *extractor) emitRaw(raw []byte, t Type) {
 			return
 		}
 	}
-	if !normalizeASCII(e.vals[start:], t) {
+	if r := row(t); r == nil || r.normalizeASCII == nil || !r.normalizeASCII(e.vals[start:]) {
 		v := Normalize(string(raw), t)
 		if t == URL && strings.Contains(v, "&amp;") {
 			v = strings.ReplaceAll(v, "&amp;", "&") // copied out of HTML
@@ -1105,33 +1117,26 @@ func (e *extractor) emitRaw(raw []byte, t Type) {
 	e.found = append(e.found, candidate{typ: t, end: len(e.vals)})
 }
 
-// normalizeASCII is Normalize, in place, for the ASCII cases that need no
-// parsing: hashes, CVE IDs, IPv4, ASCII domains and emails. It reports
-// false for the others, which take the general path (k may then be
-// partly rewritten).
-func normalizeASCII(k []byte, t Type) bool {
-	switch t {
-	case IPv4:
-		return true
-	case MD5, SHA1, SHA256, SHA512, Domain, Email:
-		at := -1
-		if t == Email {
-			at = bytes.IndexByte(k, '@')
+// upperCVE is a CVE ID's normalizeASCII.
+func upperCVE(k []byte) bool {
+	k[0], k[1], k[2] = 'C', 'V', 'E'
+	return true
+}
+
+// lowerEmailDomain is an e-mail address's normalizeASCII: the domain
+// lower-cased, the local part as it is.
+func lowerEmailDomain(k []byte) bool {
+	at := bytes.IndexByte(k, '@')
+	return lowerASCII(k[at+1:]) && isASCII(k[:at])
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
 		}
-		for i, c := range k {
-			if c >= utf8.RuneSelf {
-				return false
-			}
-			if i > at {
-				k[i] = lower(c)
-			}
-		}
-		return true
-	case CVE:
-		k[0], k[1], k[2] = 'C', 'V', 'E'
-		return true
 	}
-	return false
+	return true
 }
 
 // normalizeURLBytes is Normalize for a URL found in free text, in place,

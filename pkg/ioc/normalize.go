@@ -168,47 +168,50 @@ func dropInvisibleInWords(line, buf []byte) []byte {
 // Normalize returns s itself, without allocating, when it is already
 // canonical.
 func Normalize(s string, t Type) string {
-	switch t {
-	case MD5, SHA1, SHA256, SHA512:
-		if hashType(s) == t {
-			return toLower(s)
-		}
-	case CVE:
-		if isCVE(s) && (s[0] != 'C' || s[1] != 'V' || s[2] != 'E') {
-			return "CVE" + s[3:]
-		}
-	case Domain:
-		if isDomain(s, true) {
-			return normalizeHost(s)
-		}
-	case IPv6:
-		if a, ok := parseIPv6(s); ok {
-			if n := a.WithZone("").String(); n != s {
-				return n
-			}
-		}
-	case CIDR:
-		if isCIDR(s) {
-			k := strings.LastIndexByte(s, '/')
-			if a, ok := parseIPv6(s[:k]); ok {
-				if n := a.String(); n != s[:k] {
-					return n + s[k:]
-				}
-			}
-		}
-	case Email:
-		if isEmail(s) {
-			at := strings.IndexByte(s, '@')
-			if d := normalizeHost(s[at+1:]); d != s[at+1:] {
-				return s[:at+1] + d
-			}
-		}
-	case URL:
-		if p, ok := splitPastedURL(s); ok {
-			return normalizeURL(s, p)
+	if r := row(t); r != nil && r.is(s) {
+		return r.normalize(s)
+	}
+	return s
+}
+
+func same(s string) string { return s }
+
+func normalizeCVE(s string) string {
+	if s[0] != 'C' || s[1] != 'V' || s[2] != 'E' {
+		return "CVE" + s[3:]
+	}
+	return s
+}
+
+func normalizeIPv6(s string) string {
+	a, _ := parseIPv6(s)
+	if n := a.WithZone("").String(); n != s {
+		return n
+	}
+	return s
+}
+
+func normalizeCIDR(s string) string {
+	k := strings.LastIndexByte(s, '/')
+	if a, ok := parseIPv6(s[:k]); ok {
+		if n := a.String(); n != s[:k] {
+			return n + s[k:]
 		}
 	}
 	return s
+}
+
+func normalizeEmail(s string) string {
+	at := strings.IndexByte(s, '@')
+	if d := normalizeHost(s[at+1:]); d != s[at+1:] {
+		return s[:at+1] + d
+	}
+	return s
+}
+
+func normalizeURLValue(s string) string {
+	p, _ := splitPastedURL(s)
+	return normalizeURL(s, p)
 }
 
 func normalizeHost(h string) string {
@@ -254,19 +257,25 @@ func normalizeURL(s string, p urlParts) string {
 //   - email: '@' -> "[@]" and every '.' of the domain -> "[.]".
 //   - ipv6, hashes, cve, unknown: unchanged (nothing links them).
 func Defang(s string, t Type) string {
-	switch t {
-	case Domain, IPv4, CIDR:
-		return strings.ReplaceAll(s, ".", "[.]")
-	case Email:
-		at := strings.LastIndexByte(s, '@')
-		if at < 0 {
-			return s
-		}
-		return s[:at] + "[@]" + strings.ReplaceAll(s[at+1:], ".", "[.]")
-	case URL:
-		if p, ok := splitPastedURL(s); ok {
-			return defangURL(s, p)
-		}
+	if r := row(t); r != nil && r.defang != nil {
+		return r.defang(s)
+	}
+	return s
+}
+
+func defangDots(s string) string { return strings.ReplaceAll(s, ".", "[.]") }
+
+func defangEmail(s string) string {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return s
+	}
+	return s[:at] + "[@]" + strings.ReplaceAll(s[at+1:], ".", "[.]")
+}
+
+func defangURLValue(s string) string {
+	if p, ok := splitPastedURL(s); ok {
+		return defangURL(s, p)
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +93,82 @@ func TestMISPDefaults(t *testing.T) {
 		}
 		if !slices.Contains(d.Result.Mappings[r.MISP.Category], r.MISP.Type) {
 			t.Errorf("%s: MISP's category %q does not allow %s", r.Type, r.MISP.Category, r.MISP.Type)
+		}
+	}
+}
+
+// TestTypeRowsExamples derives its fixtures from the table: each row's
+// example is detected as its type, is canonical, survives defanging, and
+// is extracted from prose, plain and defanged, as its type.
+func TestTypeRowsExamples(t *testing.T) {
+	for _, r := range Types() {
+		ex := r.Example
+		if got := Detect(ex); got != r.Type {
+			t.Errorf("%s: Detect(%q) = %s", r.Type, ex, got)
+		}
+		if got := Normalize(ex, r.Type); got != ex {
+			t.Errorf("%s: Normalize(%q) = %q: the example is not canonical", r.Type, ex, got)
+		}
+		if v, typ, err := Prepare(Defang(ex, r.Type), true); err != nil || v != ex || typ != r.Type {
+			t.Errorf("%s: Prepare(Defang(%q)) = %q, %s, %v", r.Type, ex, v, typ, err)
+		}
+		for _, text := range []string{"seen: " + ex + " today", "seen: " + Defang(ex, r.Type) + " today"} {
+			var got []Indicator
+			if err := ExtractReader(strings.NewReader(text), nil, func(in Indicator) error { got = append(got, in); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Value != ex || got[0].Type != r.Type {
+				t.Errorf("%s: extract %q = %+v", r.Type, text, got)
+			}
+			only := typesExcept(r.Type)
+			if err := ExtractReader(strings.NewReader(text), only, func(in Indicator) error {
+				t.Errorf("%s: extract %q with --types %v reported %+v", r.Type, text, only, in)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func typesExcept(x Type) []Type {
+	var out []Type
+	for _, r := range Types() {
+		if r.Type != x {
+			out = append(out, r.Type)
+		}
+	}
+	return out
+}
+
+// TestAnchors: every row's example holds one of its anchors, and every
+// anchor is a byte nextAnchor's word-at-a-time filter lets through.
+func TestAnchors(t *testing.T) {
+	for _, r := range Types() {
+		if r.anchors == "" || !strings.ContainsAny(r.Example, r.anchors) {
+			t.Errorf("%s: example %q holds none of its anchors %q", r.Type, r.Example, r.anchors)
+		}
+		for i := 0; i < len(r.anchors); i++ {
+			c := r.anchors[i]
+			line := []byte("abcdefghijklmnop")
+			line[9] = c
+			if got := nextAnchor(line, 0); got != 9 {
+				t.Errorf("%s: anchor %q is not found by nextAnchor (at %d)", r.Type, c, got)
+			}
+		}
+	}
+}
+
+// TestDetectRanks: the detection order is a total order of the table.
+func TestDetectRanks(t *testing.T) {
+	seen := map[int]Type{}
+	for _, r := range Types() {
+		if u, dup := seen[r.detectRank]; dup {
+			t.Errorf("%s and %s share detect rank %d", r.Type, u, r.detectRank)
+		}
+		seen[r.detectRank] = r.Type
+		if r.is == nil || r.normalize == nil || r.Pivot.DOT == "" || r.Pivot.MermaidOpen == "" || r.Family == "" {
+			t.Errorf("%s: incomplete row", r.Type)
 		}
 	}
 }

@@ -259,21 +259,11 @@ func statusColour(s Status) string {
 	return "#ffffff"
 }
 
-// dotShape is a node's outline by type, as the legends tell.
+// dotShape is a node's outline by type (ioc's type table), as the
+// legends tell.
 func dotShape(t ioc.Type) string {
-	switch t {
-	case ioc.MD5, ioc.SHA1, ioc.SHA256, ioc.SHA512:
-		return "box"
-	case ioc.IPv4, ioc.IPv6:
-		return "ellipse"
-	case ioc.Domain:
-		return "hexagon"
-	case ioc.URL:
-		return "parallelogram"
-	case ioc.Email:
-		return "house"
-	case ioc.CVE:
-		return "octagon"
+	if info, ok := ioc.Info(t); ok {
+		return info.Pivot.DOT
 	}
 	return "oval"
 }
@@ -332,22 +322,12 @@ func mermaidText(s string) string {
 	return b.String()
 }
 
-// mermaidShape wraps a label in the outline of a node's type.
+// mermaidShape wraps a label in the outline of a node's type (ioc's type
+// table).
 func mermaidShape(t ioc.Type, label string) string {
 	q := `"` + label + `"`
-	switch t {
-	case ioc.MD5, ioc.SHA1, ioc.SHA256, ioc.SHA512:
-		return "[" + q + "]"
-	case ioc.IPv4, ioc.IPv6:
-		return "(" + q + ")"
-	case ioc.Domain:
-		return "{{" + q + "}}"
-	case ioc.URL:
-		return "[/" + q + "/]"
-	case ioc.Email:
-		return "([" + q + "])"
-	case ioc.CVE:
-		return "[[" + q + "]]"
+	if info, ok := ioc.Info(t); ok {
+		return info.Pivot.MermaidOpen + q + info.Pivot.MermaidClose
 	}
 	return "[" + q + "]"
 }
