@@ -138,3 +138,33 @@ func TestDigestPreviewBytes(t *testing.T) {
 		t.Fatalf("%d records kept (%d bytes) of %d (%d bytes)", kept, size, 10*maxPreviewRows, b.Len())
 	}
 }
+
+// BenchmarkDigest is the server's reading of one answer within its bounds.
+func BenchmarkDigest(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"query":"q","detected_type":"ip","results":[`)
+	for i := range 50 {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"resource":"r%d","label":"Feed %d","count":%d,"preview":[`, i, i, 10+i)
+		for j := range 10 {
+			if j > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `{"z_seen":"2024-01-%02dT00:00:00Z","ip":"10.0.%d.%d","score":%d.5,"tags":["a","b","c"],"asn":{"number":%d,"name":"AS %d"}}`, j+1, i, j, j, 64500+j, j)
+		}
+		body.WriteString(`]}`)
+	}
+	body.WriteString(`]}`)
+	resp, err := api.DecodeSearchRaw([]byte(body.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(body.Len()))
+	for b.Loop() {
+		if _, err := digestOf(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
