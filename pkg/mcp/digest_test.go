@@ -123,7 +123,7 @@ func TestDigestPreviewBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, size := 0, 0
+	kept, size, fields := 0, 0, 0
 	for _, r := range d.Results {
 		if r.PreviewCount != maxPreviewRows {
 			t.Fatalf("%s: %d records counted", r.Resource, r.PreviewCount)
@@ -132,9 +132,12 @@ func TestDigestPreviewBytes(t *testing.T) {
 		for _, rec := range r.Preview {
 			data, _ := marshal(rec)
 			size += len(data)
+			fields += len(rec)
 		}
 	}
-	if kept == 0 || kept == 10*maxPreviewRows || size > previewBytes+len(rec.String())+1024 {
+	// Each field is charged its key and value as sent: JSON adds 4 bytes
+	// of quotes, colon and comma to each, and 2 of braces to each record.
+	if kept == 0 || kept == 10*maxPreviewRows || size > previewBytes+4*fields+2*kept {
 		t.Fatalf("%d records kept (%d bytes) of %d (%d bytes)", kept, size, 10*maxPreviewRows, b.Len())
 	}
 }
