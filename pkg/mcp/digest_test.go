@@ -171,3 +171,30 @@ func BenchmarkDigest(b *testing.B) {
 		}
 	}
 }
+
+// What the server adds to api's decoding: keys and strings sanitised (a
+// string the sanitiser shortened counts as cut), a record that is not an
+// object shown as {"value": ...}, and the sizes the budget plans with.
+func TestDigestCleans(t *testing.T) {
+	resp, err := api.DecodeSearchRaw([]byte(`{"results":[{"label":"a\u001b[31mb","preview":[{"k\u200by":"v\u001b[31mx"},"s"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := digestOf(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Results[0]
+	var got []string
+	for i, rec := range r.Preview {
+		data, _ := marshal(rec)
+		if len(data) != r.PreviewSizes[i] {
+			t.Errorf("record %d: size %d, encoded %d bytes", i, r.PreviewSizes[i], len(data))
+		}
+		got = append(got, string(data))
+	}
+	want := []string{fmt.Sprintf(`{%q:%q}`, clean("k\u200by", maxString), clean("v\x1b[31mx", previewRunes)), `{"value":"s"}`}
+	if r.Label != clean("a\x1b[31mb", maxString) || strings.Join(got, " ") != strings.Join(want, " ") || !r.PreviewCut || r.PreviewCount != 2 {
+		t.Errorf("label %q, records %s (want %s), cut %v, %d counted", r.Label, got, want, r.PreviewCut, r.PreviewCount)
+	}
+}
