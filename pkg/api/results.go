@@ -4,63 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
-	"unicode/utf8"
 )
-
-// KeptResults is how many results a decoded answer keeps in Results: the
-// most any format shows of one answer (the table's 500 rows, a preview's
-// 500 results, the results md, stix and misp list per indicator). The rest
-// are counted as the answer is scanned, which costs no memory, and All
-// decodes them one at a time from the server's bytes for the formats that
-// print every result (csv). Without the cap, 10M empty results (30 MB)
-// decoded into a slice cost 4.5 GB.
-const KeptResults = 500
-
-// Bounds of the preview records kept per answer, for the same reason: a
-// record with 1M keys decoded into a map costs 170 MB.
-const (
-	// KeptPreviewFields is how many keys of one preview record are kept.
-	KeptPreviewFields = 256
-	// keptPreviewBytes is how many bytes of the server's preview records
-	// are decoded in all, over the kept results of one answer; a decoded
-	// value costs up to about 15 times its JSON, so 2 MiB stays under 30 MB.
-	keptPreviewBytes = 2 << 20
-)
-
-// span is the exact bytes of one JSON value inside the body, without a
-// copy (json.RawMessage would copy them).
-type span []byte
-
-func (s *span) UnmarshalJSON(b []byte) error {
-	// As encoding/json decodes into a slice: the last array or null
-	// wins, a value of another type leaves it as it was.
-	switch b[0] {
-	case '[':
-		*s = b
-	case 'n':
-		*s = nil
-	}
-	return nil
-}
-
-// searchHead is SearchResponse with "results" kept as bytes, so that
-// decoding the answer's own fields never decodes its results. Of several
-// "results" (or "preview") members the last array wins whole, as for the
-// count; encoding/json would merge their elements into one another, a
-// quirk no answer relies on.
-type searchHead struct {
-	Query             string `json:"query"`
-	DetectedType      string `json:"detected_type"`
-	Strategy          string `json:"strategy"`
-	UnsupportedReason string `json:"unsupported_reason"`
-	Results           span   `json:"results"`
-}
-
-// resultHead is Result with "preview" kept as bytes, decoded within bounds.
-type resultHead struct {
-	Result
-	Preview span `json:"preview"`
-}
 
 // skipped is a member decoded as nothing: the preview records of a result
 // that All yields past the kept ones, which no format reads.
@@ -73,121 +17,21 @@ type leanResult struct {
 	Preview skipped `json:"preview"`
 }
 
-// decodeHead fills r's fields from body, and keeps the first KeptResults
-// results. body is valid JSON (ScanSearch said so), so an error is a field
-// of an unexpected type: keep what decoded, as encoding/json does.
+// decodeHead fills r's fields from body, valid JSON (ScanSearch said so),
+// within DefaultBounds; preview records in the map view the formats read.
 func (r *SearchResponse) decodeHead(body []byte) {
-	var h searchHead
-	_ = json.Unmarshal(body, &h)
-	r.Query, r.DetectedType, r.Strategy, r.UnsupportedReason = h.Query, h.DetectedType, h.Strategy, h.UnsupportedReason
-	r.results, r.decoded = h.Results, true
-	budget := keptPreviewBytes
-	for elem := range arrayElems(h.Results) {
-		if len(r.Results) == KeptResults {
-			break
-		}
-		var rh resultHead
-		_ = json.Unmarshal(elem, &rh)
-		res := rh.Result
-		res.Preview, res.PreviewOmitted, res.PreviewFieldsOmitted = decodePreview(rh.Preview, &budget)
-		r.Results = append(r.Results, res)
-	}
-}
-
-// decodePreview decodes a preview array as encoding/json decodes it into
-// []map[string]any (an element that is not an object is a nil map), keeping
-// at most KeptPreviewFields keys per record and *budget bytes of values in
-// all; it returns how many records and keys it left out.
-func decodePreview(arr span, budget *int) (recs []map[string]any, omitted, fieldsOmitted int) {
-	if arr != nil {
-		recs = []map[string]any{} // as encoding/json decodes [], not nil
-	}
-	for elem := range arrayElems(arr) {
-		if *budget <= 0 {
-			omitted++
-			continue
-		}
-		if elem[0] != '{' {
-			recs = append(recs, nil)
-			*budget -= len(elem)
-			continue
-		}
-		m := map[string]any{}
-		for key, val := range objectMembers(elem) {
-			_, dup := m[key]
-			if !dup && len(m) >= KeptPreviewFields {
-				fieldsOmitted++
-				continue
+	a := decodeAnswer(body, DefaultBounds())
+	r.Query, r.DetectedType, r.Strategy, r.UnsupportedReason = a.Query, a.DetectedType, a.Strategy, a.UnsupportedReason
+	r.results, r.decoded = a.results, true
+	for _, res := range a.Results {
+		if res.Records != nil {
+			res.Preview = make([]map[string]any, len(res.Records))
+			for i, rec := range res.Records {
+				m, _ := rec.(Record) // anything else is a nil map, as encoding/json has it
+				res.Preview[i] = m.Map()
 			}
-			if len(key)+len(val) > *budget {
-				// The budget is spent: the records after this one
-				// are left out whole rather than kept empty.
-				*budget = 0
-				fieldsOmitted++
-				continue
-			}
-			*budget -= len(key) + len(val)
-			var v any
-			_ = json.Unmarshal(val, &v)
-			m[key] = v
 		}
-		recs = append(recs, m)
-	}
-	return recs, omitted, fieldsOmitted
-}
-
-// arrayElems yields the elements of a valid JSON array, as bytes; nothing
-// for nil.
-func arrayElems(arr []byte) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		if len(arr) == 0 || arr[0] != '[' {
-			return
-		}
-		s := scanner{b: arr, i: 1}
-		s.stack = s.buf[:0]
-		if s.skipSpace(); s.i < len(arr) && arr[s.i] == ']' {
-			return
-		}
-		for {
-			start := s.skipSpace()
-			if !s.value() || !yield(arr[start:s.i]) {
-				return
-			}
-			if s.skipSpace(); s.i >= len(arr) || arr[s.i] != ',' {
-				return
-			}
-			s.i++
-		}
-	}
-}
-
-// objectMembers yields the members of a valid JSON object: each name
-// unescaped, and its value's bytes.
-func objectMembers(obj []byte) iter.Seq2[string, []byte] {
-	return func(yield func(string, []byte) bool) {
-		s := scanner{b: obj, i: 1}
-		s.stack = s.buf[:0]
-		if s.skipSpace(); s.i < len(obj) && obj[s.i] == '}' {
-			return
-		}
-		for {
-			key, escaped, ok := s.key()
-			if !ok {
-				return
-			}
-			name := string(key)
-			if escaped || !utf8.Valid(key) { // as encoding/json unquotes (invalid UTF-8 becomes U+FFFD)
-				_ = json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name)
-			}
-			start := s.skipSpace()
-			if !s.value() || !yield(name, obj[start:s.i]) {
-				return
-			}
-			if s.skipSpace(); s.i >= len(obj) || obj[s.i] != ',' {
-				return
-			}
-			s.i++
-		}
+		r.Results = append(r.Results, res.Result)
 	}
 }
 

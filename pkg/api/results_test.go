@@ -336,3 +336,38 @@ func TestPreviewBudget(t *testing.T) {
 		t.Errorf("kept %d records of 1 KB, budget %d bytes", kept, keptPreviewBytes)
 	}
 }
+
+// previewAnswer is an answer of 50 results of 10 preview records each,
+// their fields in no sorted order, some nested: what the decoders of
+// preview records are measured on.
+func previewAnswer() []byte {
+	var b strings.Builder
+	b.WriteString(`{"query":"q","detected_type":"ip","results":[`)
+	for i := range 50 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"resource":"r%d","label":"Feed %d","count":%d,"preview":[`, i, i, 10+i)
+		for j := range 10 {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"z_seen":"2024-01-%02dT00:00:00Z","ip":"10.0.%d.%d","score":%d.5,"tags":["a","b","c"],"asn":{"number":%d,"name":"AS %d"}}`, j+1, i, j, j, 64500+j, j)
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkDecodeSearch is the CLI's decoding of one answer: its head, the
+// kept results and their preview records within the CLI's bounds.
+func BenchmarkDecodeSearch(b *testing.B) {
+	body := previewAnswer()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := DecodeSearch(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

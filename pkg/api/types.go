@@ -59,14 +59,15 @@ type Result struct {
 	// prints exactly. Empty when absent or null.
 	Count json.Number `json:"count"`
 	// Preview records are free-form objects, decoded as encoding/json does.
-	// Kept within KeptPreviewFields keys per record and a byte budget per
-	// answer; PreviewOmitted counts the records left out, and
-	// PreviewFieldsOmitted the keys left out of kept records.
+	// Kept within DefaultBounds (see Bounds); PreviewOmitted counts the
+	// records left out, and PreviewFieldsOmitted the keys left out of kept
+	// records.
 	Preview   []map[string]any `json:"preview"`
 	DetailURL string           `json:"detail_url"`
 
-	PreviewOmitted       int `json:"-"`
-	PreviewFieldsOmitted int `json:"-"`
+	PreviewOmitted       int  `json:"-"`
+	PreviewFieldsOmitted int  `json:"-"`
+	PreviewCut           bool `json:"-"` // a field or value of a kept record was cut
 }
 
 // Name is how a person reads the resource: its label, else its id.

@@ -123,7 +123,7 @@ func TestDigestPreviewBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, size := 0, 0
+	kept, size, fields := 0, 0, 0
 	for _, r := range d.Results {
 		if r.PreviewCount != maxPreviewRows {
 			t.Fatalf("%s: %d records counted", r.Resource, r.PreviewCount)
@@ -132,9 +132,69 @@ func TestDigestPreviewBytes(t *testing.T) {
 		for _, rec := range r.Preview {
 			data, _ := marshal(rec)
 			size += len(data)
+			fields += len(rec)
 		}
 	}
-	if kept == 0 || kept == 10*maxPreviewRows || size > previewBytes+len(rec.String())+1024 {
+	// Each field is charged its key and value as sent: JSON adds 4 bytes
+	// of quotes, colon and comma to each, and 2 of braces to each record.
+	if kept == 0 || kept == 10*maxPreviewRows || size > previewBytes+4*fields+2*kept {
 		t.Fatalf("%d records kept (%d bytes) of %d (%d bytes)", kept, size, 10*maxPreviewRows, b.Len())
+	}
+}
+
+// BenchmarkDigest is the server's reading of one answer within its bounds.
+func BenchmarkDigest(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"query":"q","detected_type":"ip","results":[`)
+	for i := range 50 {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"resource":"r%d","label":"Feed %d","count":%d,"preview":[`, i, i, 10+i)
+		for j := range 10 {
+			if j > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `{"z_seen":"2024-01-%02dT00:00:00Z","ip":"10.0.%d.%d","score":%d.5,"tags":["a","b","c"],"asn":{"number":%d,"name":"AS %d"}}`, j+1, i, j, j, 64500+j, j)
+		}
+		body.WriteString(`]}`)
+	}
+	body.WriteString(`]}`)
+	resp, err := api.DecodeSearchRaw([]byte(body.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(body.Len()))
+	for b.Loop() {
+		if _, err := digestOf(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// What the server adds to api's decoding: keys and strings sanitised (a
+// string the sanitiser shortened counts as cut), a record that is not an
+// object shown as {"value": ...}, and the sizes the budget plans with.
+func TestDigestCleans(t *testing.T) {
+	resp, err := api.DecodeSearchRaw([]byte(`{"results":[{"label":"a\u001b[31mb","preview":[{"k\u200by":"v\u001b[31mx"},"s"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := digestOf(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Results[0]
+	var got []string
+	for i, rec := range r.Preview {
+		data, _ := marshal(rec)
+		if len(data) != r.PreviewSizes[i] {
+			t.Errorf("record %d: size %d, encoded %d bytes", i, r.PreviewSizes[i], len(data))
+		}
+		got = append(got, string(data))
+	}
+	want := []string{fmt.Sprintf(`{%q:%q}`, clean("k\u200by", maxString), clean("v\x1b[31mx", previewRunes)), `{"value":"s"}`}
+	if r.Label != clean("a\x1b[31mb", maxString) || strings.Join(got, " ") != strings.Join(want, " ") || !r.PreviewCut || r.PreviewCount != 2 {
+		t.Errorf("label %q, records %s (want %s), cut %v, %d counted", r.Label, got, want, r.PreviewCut, r.PreviewCount)
 	}
 }
