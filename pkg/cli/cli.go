@@ -39,7 +39,8 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	out := trackStdout(ios)
 	v := Version()
 	f := &cmdutil.Factory{IO: ios, Version: v, UserAgent: "tilookup/" + v}
-	root := newRootCmd(f, onlyCommand(args))
+	root := newRoot(f)
+	addCommands(root, f, onlyCommand(root, args))
 	routeStdLog(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)

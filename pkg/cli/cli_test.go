@@ -242,6 +242,8 @@ func TestTheSignalWatchIsStoppedByRun(t *testing.T) {
 }
 
 func TestOnlyCommand(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	root := newRoot(&cmdutil.Factory{IO: ios})
 	for args, want := range map[string]string{
 		"":                                 "",
 		"search x":                         "search",
@@ -259,7 +261,7 @@ func TestOnlyCommand(t *testing.T) {
 		"completion bash":                  "",
 		"-- search":                        "",
 	} {
-		if got := onlyCommand(strings.Fields(args)); got != want {
+		if got := onlyCommand(root, strings.Fields(args)); got != want {
 			t.Errorf("onlyCommand(%q) = %q, want %q", args, got, want)
 		}
 	}
@@ -318,34 +320,43 @@ func TestOnlyTheNeededCommandChangesNothing(t *testing.T) {
 		if line == "" {
 			args = nil
 		}
-		if whole, lazy := run(args, ""), run(args, onlyCommand(args)); whole != lazy {
-			t.Errorf("%q on the whole tree:\n%s\non the command alone (%q):\n%s", line, whole, onlyCommand(args), lazy)
+		ios, _, _, _ := iostreams.Test()
+		only := onlyCommand(newRoot(&cmdutil.Factory{IO: ios}), args)
+		if whole, lazy := run(args, ""), run(args, only); whole != lazy {
+			t.Errorf("%q on the whole tree:\n%s\non the command alone (%q):\n%s", line, whole, only, lazy)
 		}
 	}
 }
 
-// onlyCommand must know every root flag that takes a value, or the value
-// of a new one would be taken for the command.
-func TestRootValueFlagsAreKnown(t *testing.T) {
+// onlyCommand reads the root's flags from the root itself: the value of
+// each flag that takes one is never taken for the command, a switch's
+// next word is, and a flag added to the root tomorrow is read alike.
+func TestOnlyCommandReadsTheRootsFlags(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	root := NewRootCmd(&cmdutil.Factory{IO: ios})
-	var want []string
+	root := newRoot(&cmdutil.Factory{IO: ios})
+	root.PersistentFlags().String("added-value", "", "")
+	root.PersistentFlags().BoolP("added-switch", "A", false, "")
+	var seen int
 	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), root.Flags()} {
 		fs.VisitAll(func(fl *pflag.Flag) {
-			if fl.NoOptDefVal != "" || slices.Contains(want, "--"+fl.Name) {
-				return // a bool or a flag seen already
+			want := "triage" // "search" is the flag's value
+			if fl.NoOptDefVal != "" {
+				want = "search" // a switch: search is the command
 			}
-			want = append(want, "--"+fl.Name)
+			words := []string{"--" + fl.Name}
 			if fl.Shorthand != "" {
-				want = append(want, "-"+fl.Shorthand)
+				words = append(words, "-"+fl.Shorthand)
+			}
+			for _, w := range words {
+				seen++
+				if got := onlyCommand(root, []string{w, "search", "triage", "x"}); got != want {
+					t.Errorf("onlyCommand(%s search triage x) = %q, want %q", w, got, want)
+				}
 			}
 		})
 	}
-	got := slices.Clone(rootValueFlags)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("rootValueFlags = %v, the root's flags with a value are %v", got, want)
+	if seen < 2+5 { // the two added, and the root's own
+		t.Fatalf("only %d flag words were tried", seen)
 	}
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,6 +33,15 @@ func NewRootCmd(f *cmdutil.Factory) *cobra.Command { return newRootCmd(f, "") }
 // newRootCmd builds the root with only the command named only, or with
 // all of them when only is "".
 func newRootCmd(f *cmdutil.Factory, only string) *cobra.Command {
+	root := newRoot(f)
+	addCommands(root, f, only)
+	return root
+}
+
+// newRoot declares the root command and its flags, without the commands
+// under it: onlyCommand reads a command line with these flags to know
+// which command to add.
+func newRoot(f *cmdutil.Factory) *cobra.Command {
 	var showVersion bool
 	root := &cobra.Command{
 		Use:   "tilookup <command>",
@@ -107,7 +115,12 @@ events endpoint. Try it with no account:
 		}
 		return cfg.Profiles(), cobra.ShellCompDirectiveNoFileComp
 	})
+	return root
+}
 
+// addCommands adds to root the command named only, or all of them when
+// only is "", with the help command, usage and guards that see them.
+func addCommands(root *cobra.Command, f *cmdutil.Factory, only string) {
 	for _, c := range commands {
 		if only == "" || c.name == only {
 			root.AddCommand(c.build(f))
@@ -119,7 +132,6 @@ events endpoint. Try it with no account:
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetUsageFunc(usage)
 	guardParents(root)
-	return root
 }
 
 // command is one of the root's commands.
@@ -156,31 +168,28 @@ var commands = []command{
 	}},
 }
 
-// rootValueFlags are the root's flags that take a value, as a command
-// line gives them before a command: the next word is their value.
-var rootValueFlags = []string{"--config", "--profile", "--output", "-o", "--color"}
-
 // onlyCommand is the one root command a command line needs built, or ""
 // when it needs them all: the root's own help and completions list every
 // command, a mistyped one is answered with the names close to it, and a
-// completion script is made from the whole tree. It reads past the root's
-// flags (and the value of those that take one), and past help and the
-// shell's completion requests to the command they are about.
-func onlyCommand(args []string) string {
+// completion script is made from the whole tree. It reads past the flags
+// of root (and the value of those that take one, as cobra tells them: see
+// takesValue), and past help and the shell's completion requests to the
+// command they are about.
+func onlyCommand(root *cobra.Command, args []string) string {
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--" || a == "-h" || a == "--help":
 			return "" // the root's help lists every command
-		case slices.Contains(rootValueFlags, a):
+		case takesValue(root, a):
 			i++ // its value
 		case strings.HasPrefix(a, "-"):
 		case a == "help":
-			return onlyCommand(args[i+1:])
+			return onlyCommand(root, args[i+1:])
 		case a == cobra.ShellCompRequestCmd || a == cobra.ShellCompNoDescRequestCmd:
 			// The last word is the one being completed: a command name
 			// there may be the start of a longer one.
 			words := args[i+1:]
-			if name := onlyCommand(words); name != "" && name != words[len(words)-1] {
+			if name := onlyCommand(root, words); name != "" && name != words[len(words)-1] {
 				return name
 			}
 			return ""

@@ -1,13 +1,12 @@
 // Package config resolves tilookup's settings. Precedence, highest first:
 // flag, environment variable, the selected profile in the config file, the
-// file's top level, built-in default. Viper does the layering; the file is
-// read and written here as a YAML node tree so that `config set` keeps the
-// user's comments and order.
+// file's top level, built-in default (see resolve.go). Viper reads each of
+// these scopes; the file is read and written here as a YAML node tree so
+// that `config set` keeps the user's comments and order.
 package config
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -25,17 +23,14 @@ import (
 
 // Config is the loaded configuration of one process.
 type Config struct {
-	v       *viper.Viper
-	flags   *pflag.FlagSet
+	scopes  scopes
 	path    string
 	profile string
 	doc     *yaml.Node // the file's document node; nil when there is no file
 	top     map[string]any
-	section map[string]any // the selected profile's keys, nil when none
 	// pathErr says why there is no config file path (no HOME): reading
 	// goes on without a file, writing fails with it.
-	pathErr   error
-	overrides map[string]string
+	pathErr error
 }
 
 // Path returns the config file to use: the --config flag, else
@@ -76,25 +71,9 @@ func Open(flagPath string, fs *pflag.FlagSet, forEdit bool) (*Config, error) {
 }
 
 func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
-	c := &Config{v: viper.New(), flags: fs, path: path}
+	c := &Config{path: path, scopes: newScopes(fs)}
 	if err := c.readFile(); err != nil {
 		return nil, err
-	}
-	for _, k := range Keys {
-		if k.Default != "" {
-			c.v.SetDefault(k.Name, k.Default)
-		}
-		if k.Env != "" {
-			_ = c.v.BindEnv(k.Name, k.Env)
-		}
-		if k.Flag != "" && fs != nil {
-			if f := fs.Lookup(k.Flag); f != nil {
-				_ = c.v.BindPFlag(k.Name, f)
-			}
-		}
-	}
-	if err := c.v.MergeConfigMap(c.top); err != nil {
-		return nil, failure.Wrap(failure.Config, err, "cannot use config file "+path)
 	}
 	if err := c.selectProfile(newProfileOK); err != nil {
 		return nil, err
@@ -105,11 +84,7 @@ func load(path string, fs *pflag.FlagSet, newProfileOK bool) (*Config, error) {
 // Override forces a setting above every layer for this process (--sandbox
 // points the call at the in-process server this way).
 func (c *Config) Override(name, value string) {
-	if c.overrides == nil {
-		c.overrides = map[string]string{}
-	}
-	c.overrides[name] = value
-	c.v.Set(name, value)
+	c.scopes[scopeOverride].Set(name, value)
 }
 
 // Check validates every effective value; see Settings.
@@ -169,19 +144,20 @@ func (c *Config) readFile() error {
 		top = map[string]any{}
 	}
 	c.top = top
+	c.scopes[scopeFile] = fileScope(top)
 	if c.profile != "" {
 		profiles, _ := top["profiles"].(map[string]any)
-		if section, ok := profiles[c.profile].(map[string]any); ok {
-			c.section = section
-		}
+		section, _ := profiles[c.profile].(map[string]any)
+		c.scopes[scopeProfile] = fileScope(section)
 	}
 	return nil
 }
 
-// selectProfile merges the chosen profile over the top level, so that flags
-// and environment still win over it but it wins over the file's top level.
+// selectProfile fills the profile scope with the chosen profile, which
+// flags and environment still win over but which wins over the file's top
+// level.
 func (c *Config) selectProfile(newProfileOK bool) error {
-	name := c.v.GetString("profile")
+	name := c.Get("profile")
 	if name == "" {
 		return nil
 	}
@@ -191,7 +167,7 @@ func (c *Config) selectProfile(newProfileOK bool) error {
 		section, ok = map[string]any{}, true // `staging:` with nothing under it yet
 	}
 	if !ok && newProfileOK {
-		c.profile, c.section = name, map[string]any{}
+		c.profile = name
 		return nil
 	}
 	if !ok {
@@ -202,122 +178,9 @@ func (c *Config) selectProfile(newProfileOK bool) error {
 		}
 		return failure.New(failure.Config, "profile %q not found in %s", name, c.path).WithHint(hint)
 	}
-	c.profile, c.section = name, section
-	return c.v.MergeConfigMap(section)
-}
-
-// Get returns the effective value of a key. events_base_url resolves as a
-// pair with base_url: see Endpoints.
-func (c *Config) Get(name string) string {
-	if v, ok := c.overrides[name]; ok {
-		return v
-	}
-	if name == "events_cookie_name" && emptyEnv("TILOOKUP_EVENTS_COOKIE_NAME") {
-		return "" // set and empty: the user turned the cookie off
-	}
-	if name == "events_base_url" {
-		return c.Endpoints().EventsURL
-	}
-	return c.v.GetString(name)
-}
-
-// emptyEnv reports whether the variable is set to the empty string. Only
-// events_cookie_name gives that a meaning; elsewhere empty means unset, as
-// shells make it easy to leave a variable empty.
-func emptyEnv(name string) bool {
-	v, ok := os.LookupEnv(name)
-	return ok && v == ""
-}
-
-// Layers of the configuration, highest first. A higher rank wins.
-const (
-	rankNone = iota
-	rankDefault
-	rankFile
-	rankProfile
-	rankEnv
-	rankFlag
-	rankOverride
-)
-
-// layer finds the highest layer that sets name, with its value, a
-// description for people ("flag --timeout", "profile staging"...) and its
-// rank. The default layer is left to the caller.
-func (c *Config) layer(name string) (value, source string, rank int) {
-	k, _ := Lookup(name)
-	if v, ok := c.overrides[name]; ok {
-		return v, "--sandbox", rankOverride
-	}
-	if k.Flag != "" && c.flags != nil {
-		if f := c.flags.Lookup(k.Flag); f != nil && f.Changed {
-			return f.Value.String(), "flag --" + k.Flag, rankFlag
-		}
-	}
-	if k.Env != "" {
-		if v, ok := os.LookupEnv(k.Env); ok && (v != "" || name == "events_cookie_name") {
-			return v, "env " + k.Env, rankEnv
-		}
-	}
-	if v, ok := c.section[name]; ok {
-		return scalar(v), "profile " + c.profile, rankProfile
-	}
-	if v, ok := c.top[name]; ok {
-		return scalar(v), "file", rankFile
-	}
-	return "", "", rankNone
-}
-
-func scalar(v any) string {
-	if v == nil {
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-// Endpoints are the two base URLs of one invocation, resolved as a pair.
-type Endpoints struct {
-	BaseURL, BaseSource     string
-	EventsURL, EventsSource string
-	// Paired says the events host was configured in the same scope as
-	// base_url (or is base_url itself), so the token stored for the
-	// search host may go there. Otherwise the events host needs a token
-	// of its own.
-	Paired bool
-}
-
-// Endpoints resolves base_url and events_base_url as a pair: a scope
-// (profile, file, environment, flags) that sets base_url but not
-// events_base_url sends events to its own base_url, never to an
-// events_base_url of a lower scope. This is the one place the events host
-// falls back to base_url.
-func (c *Config) Endpoints() Endpoints {
-	base, bsrc, brank := c.layer("base_url")
-	ev, esrc, erank := c.layer("events_base_url")
-	e := Endpoints{BaseURL: base, BaseSource: bsrc}
-	switch {
-	case ev != "" && erank >= brank:
-		e.EventsURL, e.EventsSource = ev, esrc
-		e.Paired = erank == brank
-	case base != "":
-		e.EventsURL, e.EventsSource, e.Paired = base, "base_url, "+bsrc, true
-	}
-	return e
-}
-
-// Source says which layer a key's value comes from: flag, env, profile NAME,
-// file, default, "base_url, ..." for an events host that is the base URL,
-// or "" when unset.
-func (c *Config) Source(name string) string {
-	if name == "events_base_url" {
-		return c.Endpoints().EventsSource
-	}
-	if _, src, rank := c.layer(name); rank != rankNone {
-		return src
-	}
-	if k, _ := Lookup(name); k.Default != "" {
-		return "default"
-	}
-	return ""
+	c.profile = name
+	c.scopes[scopeProfile] = fileScope(section)
+	return nil
 }
 
 // Profile returns the selected profile's name, or "".

@@ -41,13 +41,16 @@ type Key struct {
 	// but set only to what search writes.
 	SetValues []string
 	validate  func(string) error
+	// emptyEnv: the variable set to "" is a value. For every other key an
+	// empty variable is unset, as shells make it easy to leave one empty.
+	emptyEnv bool
 }
 
 // Keys lists every setting, in the order `config list` prints them.
 var Keys = []Key{
 	{Name: "base_url", Flag: "base-url", Env: "TILOOKUP_BASE_URL", Help: "where /api/ti/resources/search is served (may carry a path prefix)", validate: validURL},
 	{Name: "events_base_url", Flag: "events-base-url", Env: "TILOOKUP_EVENTS_BASE_URL", Help: "where /api/events/me is served (default: base_url of the same scope)", validate: validURL},
-	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: DefaultCookieName, Help: "cookie that also carries the token on the events call; empty sends none", validate: validCookieName},
+	{Name: "events_cookie_name", Env: "TILOOKUP_EVENTS_COOKIE_NAME", Default: DefaultCookieName, Help: "cookie that also carries the token on the events call; empty sends none", validate: validCookieName, emptyEnv: true},
 	{Name: "timeout", Flag: "timeout", Env: "TILOOKUP_TIMEOUT", Default: "30s", Help: "per-request timeout (Go duration; a bare number is seconds)", validate: validDuration},
 	{Name: "retries", Flag: "retries", Env: "TILOOKUP_RETRIES", Default: "2", Help: "extra tries for 429, 502, 503, 504 and connection errors", validate: validCount},
 	{Name: "output", Flag: "output", Env: "TILOOKUP_OUTPUT", Default: DefaultOutput, Help: "output format", Values: format.Names(), SetValues: format.Settable()},

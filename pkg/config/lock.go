@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/flock"
 )
 
 // LockTimeout bounds the wait for another tilookup process that is
@@ -14,12 +15,7 @@ import (
 // means a process is stuck (a hung keyring call inside `auth login`).
 var LockTimeout = 10 * time.Second
 
-// errLocked is returned by tryLock when another process holds the lock.
-var errLocked = errors.New("locked")
-
-// lockPath is the lock file beside the config file. It is a separate file
-// because the config file itself is replaced by rename on every write, and
-// a lock on a replaced file guards nothing.
+// lockPath is the lock file beside the config file (see pkg/flock).
 func lockPath(path string) string {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // two links to one file share one lock
@@ -28,32 +24,16 @@ func lockPath(path string) string {
 }
 
 // lock takes the exclusive lock on the config file at path, waiting up to
-// LockTimeout; the returned function releases it. The operating system
-// drops the lock when the process dies, so a crash never leaves it held.
+// LockTimeout; the returned function releases it.
 func lock(path string) (func(), error) {
 	lp := lockPath(path)
 	if err := os.MkdirAll(filepath.Dir(lp), 0o700); err != nil {
 		return nil, failure.Wrap(failure.Config, err, "cannot create "+filepath.Dir(lp)+": "+err.Error())
 	}
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, failure.Wrap(failure.Config, err, "cannot open the lock file: "+err.Error())
+	release, err := flock.Lock(lp, LockTimeout)
+	if errors.Is(err, flock.ErrTimeout) {
+		return nil, failure.New(failure.Config, "another tilookup process has held %s for %s; nothing was written", lp, LockTimeout).
+			WithHint("wait for it to finish (a hung `auth login` waiting for the keyring?) and try again")
 	}
-	deadline := time.Now().Add(LockTimeout)
-	for wait := time.Millisecond; ; wait = min(wait*2, 5*time.Millisecond) {
-		err = tryLock(f)
-		if err == nil {
-			return func() { unlock(f); f.Close() }, nil
-		}
-		if !errors.Is(err, errLocked) {
-			f.Close()
-			return nil, failure.Wrap(failure.Config, err, "cannot lock "+lp+": "+err.Error())
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, failure.New(failure.Config, "another tilookup process has held %s for %s; nothing was written", lp, LockTimeout).
-				WithHint("wait for it to finish (a hung `auth login` waiting for the keyring?) and try again")
-		}
-		time.Sleep(wait)
-	}
+	return release, err
 }

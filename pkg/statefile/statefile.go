@@ -15,8 +15,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/flock"
 )
 
 // ErrTooLarge is returned by ReadFile for a file over its bound.
@@ -152,31 +152,16 @@ func syncDir(dir string) {
 }
 
 // Lock takes the exclusive lock on the file path.lock (created 0600
-// beside path), waiting at most timeout; release frees it. The lock is the
-// config file's flock (pkg/config), which the system drops when the
-// process dies, so a SIGKILL never leaves it held. what names the holder
-// in the error ("the watch list case-42").
+// beside path), waiting at most timeout; release frees it. It is
+// pkg/flock's lock, which the system drops when the process dies, so a
+// SIGKILL never leaves it held. what names the holder in the error ("the
+// watch list case-42").
 func Lock(path string, timeout time.Duration, what string) (release func(), err error) {
 	lp := path + ".lock"
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
-	if err != nil {
-		return nil, failure.Wrap(failure.Config, err, "cannot open the lock file: "+err.Error())
+	release, err = flock.Lock(lp, timeout)
+	if errors.Is(err, flock.ErrTimeout) {
+		return nil, failure.New(failure.Config, "%s is in use by another tilookup process (waited %s for %s)", what, timeout, lp).
+			WithHint("let the other run finish, or run this one later")
 	}
-	deadline := time.Now().Add(timeout)
-	for wait := time.Millisecond; ; wait = min(wait*2, 50*time.Millisecond) {
-		err = config.TryLock(f)
-		if err == nil {
-			return func() { config.Unlock(f); f.Close() }, nil
-		}
-		if !errors.Is(err, config.ErrLocked) {
-			f.Close()
-			return nil, failure.Wrap(failure.Config, err, "cannot lock "+lp+": "+err.Error())
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, failure.New(failure.Config, "%s is in use by another tilookup process (waited %s for %s)", what, timeout, lp).
-				WithHint("let the other run finish, or run this one later")
-		}
-		time.Sleep(wait)
-	}
+	return release, err
 }

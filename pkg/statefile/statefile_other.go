@@ -4,8 +4,6 @@ package statefile
 
 import "os"
 
-const noFollow = 0
-
 // openNoFollow: without O_NOFOLLOW, a link is refused by Lstat first;
 // the mode check after the open catches what was swapped in between.
 func openNoFollow(name string) (*os.File, error) {

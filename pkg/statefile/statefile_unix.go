@@ -11,8 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const noFollow = unix.O_NOFOLLOW
-
 // openNoFollow opens without following a final link (ELOOP), and with
 // O_NONBLOCK so that a FIFO put where a file was expected is refused by
 // the mode check instead of blocking the open (and with it SIGTERM's

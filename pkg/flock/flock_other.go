@@ -1,8 +1,10 @@
 //go:build !unix && !windows
 
-package config
+package flock
 
 import "os"
+
+const noFollow = 0
 
 // Platforms with neither flock nor LockFileEx (wasm, plan9) write without
 // a lock, as tilookup did before locking existed.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package config
+package flock
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+const noFollow = unix.O_NOFOLLOW
 
 func tryLock(f *os.File) error {
 	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)

@@ -1,6 +1,6 @@
 //go:build windows
 
-package config
+package flock
 
 import (
 	"errors"
@@ -8,6 +8,9 @@ import (
 
 	"golang.org/x/sys/windows"
 )
+
+// noFollow: Windows has no O_NOFOLLOW.
+const noFollow = 0
 
 func tryLock(f *os.File) error {
 	var ol windows.Overlapped
