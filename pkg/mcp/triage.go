@@ -10,7 +10,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/failure"
-	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -76,28 +75,26 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	if !ok {
 		return nil, triageOutput{}, failure.New(failure.Usage, "format %q: want auto, text or html", in.Format)
 	}
-	// Each URL's host is looked up too, as the CLI's triage does: "is this
-	// host known?" is the question an exact-URL search does not ask.
-	var found []ioc.Indicator
-	err = ioc.Extract(triage.Open(strings.NewReader(in.Text), "", format, nil), ioc.ExtractOptions{URLHosts: true}, func(ind ioc.Indicator) error {
-		found = append(found, ind)
+	// The CLI's triage reads a report the same way (triage.Scan): each
+	// URL's host is looked up too, and the same noise is skipped.
+	var values, fromURLs []string
+	var skipped []skippedValue
+	found := 0
+	err = triage.Scan(triage.Open(strings.NewReader(in.Text), "", format, nil), triage.ScanOptions{Skip: skipper}, func(f triage.Found) error {
+		found++
+		if f.Skip != "" {
+			skipped = append(skipped, skippedValue{Value: clean(f.Value, maxString), Type: string(f.Type), Reason: clean(f.Skip, maxString), FromURL: clean(f.FromURL, maxString)})
+			return nil
+		}
+		values = append(values, f.Value)
+		fromURLs = append(fromURLs, f.FromURL)
 		return nil
 	})
 	if err != nil {
 		return nil, triageOutput{}, err
 	}
-	if len(found) == 0 {
+	if found == 0 {
 		return nil, triageOutput{}, failure.New(failure.Input, "no indicator found in the text (hashes, IP addresses, domains, URLs, CVE IDs, e-mail addresses)")
-	}
-	var values, fromURLs []string
-	var skipped []skippedValue
-	for _, f := range found {
-		if reason := skipper.Reason(f.Value, f.Type); reason != "" {
-			skipped = append(skipped, skippedValue{Value: clean(f.Value, maxString), Type: string(f.Type), Reason: clean(reason, maxString), FromURL: clean(f.FromURL, maxString)})
-			continue
-		}
-		values = append(values, f.Value)
-		fromURLs = append(fromURLs, f.FromURL)
 	}
 	notLooked := 0
 	if len(values) > maxTriage {

@@ -4,12 +4,10 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -103,7 +101,7 @@ func run(opts *Options) error {
 	defer closeAll()
 	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"value", "type"})
 	table := format == output.Table
-	err = ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
+	err = triage.Scan(r, triage.ScanOptions{Types: types, TextOnly: true}, func(ind triage.Found) error {
 		v := ind.Value
 		if opts.Defang {
 			v = ioc.Defang(v, ind.Type)
@@ -145,33 +143,8 @@ func completeTypes(_ *cobra.Command, _ []string, toComplete string) ([]string, c
 }
 
 // open joins the inputs into one stream, each read as text or HTML on its
-// own (triage.OpenLazy), a newline between files so that the last word of
-// one never runs into the first of the next.
+// own, as triage reads them.
 func open(opts *Options) (io.Reader, func(), error) {
 	format, _ := triage.ParseFormat(opts.Input)
-	stdin, names := opts.IO.In, opts.Files
-	if len(names) == 0 {
-		return triage.OpenLazy(stdin, "-", format, opts.Warn), func() {}, nil
-	}
-	var readers []io.Reader
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for _, name := range names {
-		if name == "-" {
-			readers = append(readers, triage.OpenLazy(stdin, name, format, opts.Warn), bytes.NewReader([]byte("\n")))
-			continue
-		}
-		fh, err := cmdutil.OpenInput(name)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		files = append(files, fh)
-		readers = append(readers, triage.OpenLazy(fh, name, format, opts.Warn), bytes.NewReader([]byte("\n")))
-	}
-	return io.MultiReader(readers...), closeAll, nil
+	return triage.OpenInputs(opts.IO.In, opts.Files, format, opts.Warn, cmdutil.OpenInput)
 }
