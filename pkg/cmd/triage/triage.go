@@ -90,7 +90,11 @@ pdftotext report.pdf - | tilookup triage
 
 Skipped before any request, each with its reason: private, loopback,
 link-local, CGNAT, multicast, reserved and unspecified addresses (not the
-documentation ranges); the values of --allowlist FILE (config allowlist: one
+documentation ranges); special-use and private-use names, which never resolve
+on the Internet and would tell the service your network's layout (.local,
+.localhost, .internal, home.arpa, .alt, .lan, .corp, .home, .mail; not
+.example, .test or .invalid), and the e-mail addresses and URLs at them;
+the values of --allowlist FILE (config allowlist: one
 value, address, CIDR block or domain per line, a domain covering its
 subdomains, # comments); and the values on the MISP warning lists under
 --warninglists DIR (config warninglists: a checkout of MISP's
