@@ -48,7 +48,8 @@ tilookup search. File names such as invoice.pdf and version numbers such as
 
 HTML (by its name, or by its first bytes; --input html|text to say so) is
 read as triage reads it: the body's text and links, never the head (<link>,
-<meta>, the title), scripts or styles. A UTF-16 or UTF-32 file with a byte
+<meta>, the title), scripts, styles, or the page's own <nav>, <header> and
+<footer> (an article's header and footer are read). A UTF-16 or UTF-32 file with a byte
 order mark is decoded; a file in an encoding that is not read is named on
 stderr. A binary file (an executable, an archive) is refused.
 

@@ -85,7 +85,9 @@ known about them.
 
 HTML (by its name, or by its first bytes; --input html|text to say so) is read
 as a reader sees it: text and href values only, so an address in a script, a
-style or a tracking pixel's src is not taken for an indicator. For a PDF:
+style or a tracking pixel's src is not taken for an indicator; the head and
+the page's own <nav>, <header> and <footer> (the vendor's menu, banner and
+footer; an article's header and footer are read) are left out. For a PDF:
 pdftotext report.pdf - | tilookup triage
 
 Skipped before any request, each with its reason: private, loopback,
