@@ -96,9 +96,9 @@ documentation ranges); special-use and private-use names, which never resolve
 on the Internet and would tell the service your network's layout (.local,
 .localhost, .internal, home.arpa, .alt, .lan, .corp, .home, .mail; not
 .example, .test or .invalid), and the e-mail addresses and URLs at them;
-the values of --allowlist FILE (config allowlist: one
-value, address, CIDR block or domain per line, a domain covering its
-subdomains, # comments); and the values on the MISP warning lists under
+the values of --allowlist FILE (config allowlist: one value, address, CIDR
+block or domain per line, a domain covering its subdomains, # comments);
+and the values on the MISP warning lists under
 --warninglists DIR (config warninglists: a checkout of MISP's
 misp-warninglists; string, cidr, hostname and substring lists), as in
 tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists FILE.
