@@ -654,8 +654,10 @@ func TestTriageBudget(t *testing.T) {
 		return bigAnswer(v, 6, 2), nil
 	}))
 	var b strings.Builder
+	var sent []string // the values to look up, in order
 	for i := range 60 {
 		fmt.Fprintf(&b, "hit%d.example miss%d.example 10.0.0.%d\n", i, i, i)
+		sent = append(sent, fmt.Sprintf("hit%d.example", i), fmt.Sprintf("miss%d.example", i))
 	}
 	res, out := s.call(t, "triage", map[string]any{"text": b.String()})
 	if res.IsError {
@@ -670,6 +672,13 @@ func TestTriageBudget(t *testing.T) {
 	}
 	if left := out["omitted"].(map[string]any)["no_match"].(map[string]any); left["count"] != 50.0 {
 		t.Errorf("omitted no match %v", left)
+	}
+	// The values beyond the limit are named, the first of them, so that
+	// the assistant knows where to go on from.
+	notLooked, _ := json.Marshal(out["not_looked_up"])
+	want, _ := json.Marshal(map[string]any{"count": len(sent) - MaxValues, "values": sent[MaxValues : MaxValues+maxListed]})
+	if string(notLooked) != string(want) {
+		t.Errorf("not_looked_up %s, want %s", notLooked, want)
 	}
 	note := out["truncated"].(string)
 	for _, want := range []string{"Only the first 100", "values left out", "mcp_max_bytes"} {
@@ -735,6 +744,8 @@ func TestSmallestBudgetLongestValues(t *testing.T) {
 		{"detect", map[string]any{"values": values}},
 		{"extract", map[string]any{"text": report.String()}},
 		{"triage", map[string]any{"text": report.String() + "10.0.0.1\n" + long(1000)}},
+		// the values beyond the limit, named, and as long as they come
+		{"triage", map[string]any{"text": report.String() + strings.ReplaceAll(report.String(), "evil", "vile")}},
 	} {
 		res, out := s.call(t, c.tool, c.args)
 		if res.IsError {

@@ -10,7 +10,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/failure"
-	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -22,11 +21,12 @@ type triageInput struct {
 }
 
 type triageOutput struct {
-	Summary    summary           `json:"summary" jsonschema:"counts by status (total as the CLI counts it: looked up plus skipped) and type, and the resources that matched the most indicators"`
-	Indicators []triageIndicator `json:"indicators" jsonschema:"the indicators looked up: matched first, then unsupported, failed and no match, each in order of appearance"`
-	Skipped    []skippedValue    `json:"skipped" jsonschema:"indicators not looked up, and why"`
-	Omitted    *omitted          `json:"omitted,omitempty" jsonschema:"indicators left out to fit the budget, by status: their count, then as many of them as fit"`
-	Truncated  string            `json:"truncated,omitempty" jsonschema:"present when the answer was cut to fit the byte budget: what was left out and how to get it"`
+	Summary     summary           `json:"summary" jsonschema:"counts by status (total as the CLI counts it: looked up plus skipped) and type, and the resources that matched the most indicators"`
+	Indicators  []triageIndicator `json:"indicators" jsonschema:"the indicators looked up: matched first, then unsupported, failed and no match, each in order of appearance"`
+	Skipped     []skippedValue    `json:"skipped" jsonschema:"indicators not looked up, and why"`
+	Omitted     *omitted          `json:"omitted,omitempty" jsonschema:"indicators left out to fit the budget, by status: their count, then as many of them as fit"`
+	NotLookedUp *omittedGroup     `json:"not_looked_up,omitempty" jsonschema:"indicators beyond the per-call limit, neither looked up nor skipped: their count and the first of them (long ones shortened); call triage again with the text from the first of them"`
+	Truncated   string            `json:"truncated,omitempty" jsonschema:"present when the answer was cut to fit the byte budget: what was left out and how to get it"`
 }
 
 type triageIndicator struct {
@@ -63,7 +63,7 @@ func triageTool() *sdk.Tool {
 		Title:       "Triage a report",
 		Annotations: readOnly("Triage a report", true),
 		InputSchema: in,
-		Description: fmt.Sprintf(`Triage a pasted report, e-mail or notes (text or HTML): extract every indicator of compromise (and the host of each URL, with from_url naming the URL), skip the noise with the reason (private, loopback, link-local, CGNAT, multicast and reserved addresses, and the values of the configured allow-list and MISP warning lists), look the rest up (at most %d per call). The answer opens with a summary (total, matched, no match, unsupported, failed and skipped counts, by type, and the resources that matched most), then the matched indicators with their resources and counts, then the unsupported, failed and no-match ones, then the skipped values. Use detail "summary" (the default) for a whole report; detail "full" adds group, detail_url and one preview record per resource, for a short text whose matches you will act on. What does not fit the budget is left out from the end (skipped list, no-match, failed and unsupported entries, then previews), counted and named under omitted; matched indicators go last.`, maxTriage) + dataWarning,
+		Description: fmt.Sprintf(`Triage a pasted report, e-mail or notes (text or HTML): extract every indicator of compromise (and the host of each URL, with from_url naming the URL), skip the noise with the reason (private, loopback, link-local, CGNAT, multicast and reserved addresses; special-use and private-use names such as .local, .internal, home.arpa and .corp, and the e-mail addresses and URLs at them; and the values of the configured allow-list and MISP warning lists), look the rest up (at most %d per call; those beyond are counted and the first of them named under not_looked_up). The answer opens with a summary (total, matched, no match, unsupported, failed and skipped counts, by type, and the resources that matched most), then the matched indicators with their resources and counts, then the unsupported, failed and no-match ones, then the skipped values. Use detail "summary" (the default) for a whole report; detail "full" adds group, detail_url and one preview record per resource, for a short text whose matches you will act on. What does not fit the budget is left out from the end (skipped list, no-match, failed and unsupported entries, then previews), counted and named under omitted; matched indicators go last.`, maxTriage) + dataWarning,
 	}
 }
 
@@ -76,32 +76,29 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	if !ok {
 		return nil, triageOutput{}, failure.New(failure.Usage, "format %q: want auto, text or html", in.Format)
 	}
-	// Each URL's host is looked up too, as the CLI's triage does: "is this
-	// host known?" is the question an exact-URL search does not ask.
-	var found []ioc.Indicator
-	err = ioc.Extract(triage.Open(strings.NewReader(in.Text), "", format, nil), ioc.ExtractOptions{URLHosts: true}, func(ind ioc.Indicator) error {
-		found = append(found, ind)
+	// The CLI's triage reads a report the same way (triage.Scan): each
+	// URL's host is looked up too, and the same noise is skipped.
+	var values, fromURLs []string
+	var skipped []skippedValue
+	found := 0
+	err = triage.Scan(triage.Open(strings.NewReader(in.Text), "", format, nil), triage.ScanOptions{Skip: skipper}, func(f triage.Found) error {
+		found++
+		if f.Skip != "" {
+			skipped = append(skipped, skippedValue{Value: clean(f.Value, maxString), Type: string(f.Type), Reason: clean(f.Skip, maxString), FromURL: clean(f.FromURL, maxString)})
+			return nil
+		}
+		values = append(values, f.Value)
+		fromURLs = append(fromURLs, f.FromURL)
 		return nil
 	})
 	if err != nil {
 		return nil, triageOutput{}, err
 	}
-	if len(found) == 0 {
+	if found == 0 {
 		return nil, triageOutput{}, failure.New(failure.Input, "no indicator found in the text (hashes, IP addresses, domains, URLs, CVE IDs, e-mail addresses)")
 	}
-	var values, fromURLs []string
-	var skipped []skippedValue
-	for _, f := range found {
-		if reason := skipper.Reason(f.Value, f.Type); reason != "" {
-			skipped = append(skipped, skippedValue{Value: clean(f.Value, maxString), Type: string(f.Type), Reason: clean(reason, maxString), FromURL: clean(f.FromURL, maxString)})
-			continue
-		}
-		values = append(values, f.Value)
-		fromURLs = append(fromURLs, f.FromURL)
-	}
-	notLooked := 0
+	notLooked := notLookedUp(values)
 	if len(values) > maxTriage {
-		notLooked = len(values) - maxTriage
 		values, fromURLs = values[:maxTriage], fromURLs[:maxTriage]
 	}
 	var results []looked
@@ -122,11 +119,12 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	if in.Detail == detailFull {
 		rows = 1
 	}
-	r := &searchRender{tool: "triage", entries: entriesOf(results), skipped: skipped, notLooked: notLooked, rows: rows, full: in.Detail == detailFull, budget: t.cfg.MaxBytes}
+	r := &searchRender{tool: "triage", entries: entriesOf(results), skipped: skipped, notLooked: notLooked.count(), rows: rows, full: in.Detail == detailFull, budget: t.cfg.MaxBytes}
 	r.plan()
 	return fit(t.cfg.MaxBytes, len(r.plans), r.filling(), r.bound, func(level int, f filling) triageOutput {
 		got := r.render(level, f)
-		out := triageOutput{Summary: got.Summary, Indicators: make([]triageIndicator, 0, len(got.Values)), Skipped: got.skipped, Omitted: got.Omitted, Truncated: got.Truncated}
+		out := triageOutput{Summary: got.Summary, Indicators: make([]triageIndicator, 0, len(got.Values)), Skipped: got.skipped, Omitted: got.Omitted,
+			NotLookedUp: notLooked, Truncated: got.Truncated}
 		for _, v := range got.Values {
 			out.Indicators = append(out.Indicators, triageIndicator{Value: v.Query, Type: v.Type, Status: v.Status, DetectedType: v.DetectedType,
 				UnsupportedReason: v.UnsupportedReason, Error: v.Error, ResourcesMatched: v.ResourcesMatched, Matches: v.Matches, MatchesOmitted: v.MatchesOmitted,
@@ -134,4 +132,27 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 		}
 		return out
 	})
+}
+
+// notLookedUp names the values beyond the per-call limit, nil when there
+// are none: their count, and the first maxListed of them cut to noteRunes,
+// as every list of what an answer left out, so that the smallest answer
+// still fits the smallest budget.
+func notLookedUp(values []string) *omittedGroup {
+	if len(values) <= maxTriage {
+		return nil
+	}
+	rest := values[maxTriage:]
+	g := &omittedGroup{Count: len(rest)}
+	for _, v := range rest[:min(len(rest), maxListed)] {
+		g.Values = append(g.Values, clean(v, noteRunes))
+	}
+	return g
+}
+
+func (g *omittedGroup) count() int {
+	if g == nil {
+		return 0
+	}
+	return g.Count
 }

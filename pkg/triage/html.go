@@ -26,8 +26,10 @@ var ErrHTMLToken = errors.New("an HTML token longer than 8 MiB (read the input a
 // element per line, plus the value of every link's href attribute on a line
 // of its own. The <head> (title, <link rel=stylesheet|canonical|preconnect>,
 // <meta>, scripts), scripts, styles, comments and other attributes are left
-// out, so that page furniture, an address in a tracking pixel's src or a
-// script's string is not taken for an indicator of the report. NUL in text
+// out, and so are the page's own furniture, its <nav> and its <header> and
+// <footer> (hiding), so that a vendor's menu, an address in a tracking
+// pixel's src or a script's string is not taken for an indicator of the
+// report. NUL in text
 // is dropped, as a browser drops it. It streams: memory is bounded by the
 // longest token.
 func HTMLText(r io.Reader) io.Reader {
@@ -37,10 +39,10 @@ func HTMLText(r io.Reader) io.Reader {
 }
 
 type htmlReader struct {
-	z      *html.Tokenizer
-	buf    []byte
-	out    []byte // what Read has not handed out yet
-	hidden atom.Atom
+	z    *html.Tokenizer
+	buf  []byte
+	out  []byte // what Read has not handed out yet
+	hide hiding
 	// next is how the text after a start tag is read: an xmp's, a
 	// textarea's...
 	next textKind
@@ -72,22 +74,17 @@ func (h *htmlReader) step() {
 			h.err = ErrHTMLToken
 		}
 	case html.TextToken:
-		if h.hidden == 0 {
+		if !h.hide.hidden() {
 			h.buf = append(h.buf, textOf(h.z.Raw(), kind)...)
 		}
 	case html.StartTagToken, html.SelfClosingTagToken:
 		raw := h.z.Raw() // the tag as written (TagName lowers its name in there; tagAttrs skips it)
 		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
-		if a == atom.Body && h.hidden == atom.Head {
-			h.hidden = 0 // the head ended without its end tag
-		}
-		if hidesText(a) && h.hidden == 0 {
-			h.hidden = a
-		}
+		h.hide.start(a)
 		h.next = textKindIn(a)
 		h.breakLine(a)
-		if h.hidden != 0 {
+		if h.hide.hidden() {
 			break
 		}
 		if a == atom.Link || a == atom.Base {
@@ -104,9 +101,7 @@ func (h *htmlReader) step() {
 	case html.EndTagToken:
 		name, _ := h.z.TagName()
 		a := atom.Lookup(name)
-		if a != 0 && a == h.hidden {
-			h.hidden = 0
-		}
+		h.hide.end(a)
 		h.breakLine(a)
 	}
 }
@@ -307,6 +302,58 @@ func (h *htmlReader) breakLine(a atom.Atom) {
 // head is the page's metadata, the title the browser's tab.
 func hidesText(a atom.Atom) bool {
 	return a == atom.Script || a == atom.Style || a == atom.Template || a == atom.Head || a == atom.Title
+}
+
+// hiding follows which part of a page is left out as the tags go by: the
+// content of a hidesText element, and the page's own furniture: its
+// navigation (<nav>), and its banner and footer, which are a <header> or
+// a <footer> outside any article, aside, main or section (as ARIA reads
+// them: inside one, they are that article's heading and notes, part of
+// the report).
+type hiding struct {
+	in       atom.Atom // the element whose content is hidden; 0 for none
+	depth    int       // how many of in are open (a template in a template)
+	sections int       // open article, aside, main and section elements
+}
+
+func (s *hiding) hidden() bool { return s.in != 0 }
+
+func (s *hiding) start(a atom.Atom) {
+	switch {
+	case s.in == atom.Head && a == atom.Body:
+		s.in, s.depth = 0, 0 // the head ended without its end tag
+	case a == atom.Main && (s.in == atom.Nav || s.in == atom.Header || s.in == atom.Footer):
+		// A main is never inside a page's furniture: its end tag was
+		// left out, and the report must not go with it.
+		s.in, s.depth = 0, 0
+	}
+	if s.in != 0 {
+		if a == s.in {
+			s.depth++
+		}
+		return
+	}
+	switch {
+	case a == atom.Article || a == atom.Aside || a == atom.Main || a == atom.Section:
+		s.sections++
+	case hidesText(a), a == atom.Nav, (a == atom.Header || a == atom.Footer) && s.sections == 0:
+		s.in, s.depth = a, 1
+	}
+}
+
+func (s *hiding) end(a atom.Atom) {
+	switch {
+	case s.in != 0:
+		if a == s.in {
+			if s.depth--; s.depth == 0 {
+				s.in = 0
+			}
+		}
+	case a == atom.Article || a == atom.Aside || a == atom.Main || a == atom.Section:
+		if s.sections > 0 {
+			s.sections--
+		}
+	}
 }
 
 // isInline is an element that does not break a word: "evil<b>.</b>example"

@@ -117,13 +117,13 @@ func asciiLower(s string) string {
 func oracleHTMLText(doc string) string {
 	z := html.NewTokenizer(strings.NewReader(doc))
 	var b []byte
-	var hidden atom.Atom
+	var hide hiding // what is left out is HTMLText's own rule
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
 			return string(b)
 		case html.TextToken:
-			if hidden == 0 {
+			if !hide.hidden() {
 				// NUL is dropped as a browser drops it (in title and raw
 				// text the tokenizer made it U+FFFD already).
 				b = append(b, bytes.ReplaceAll(z.Text(), []byte{0}, nil)...)
@@ -131,19 +131,14 @@ func oracleHTMLText(doc string) string {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
-			if a == atom.Body && hidden == atom.Head {
-				hidden = 0
-			}
-			if hidesText(a) && hidden == 0 {
-				hidden = a
-			}
+			hide.start(a)
 			if !isInline(a) {
 				b = append(b, '\n')
 			}
 			for hasAttr && a != atom.Link && a != atom.Base {
 				var key, val []byte
 				key, val, hasAttr = z.TagAttr()
-				if string(key) == "href" && hidden == 0 {
+				if string(key) == "href" && !hide.hidden() {
 					b = append(b, '\n')
 					b = append(b, bytes.TrimSpace(val)...)
 					b = append(b, '\n')
@@ -152,9 +147,7 @@ func oracleHTMLText(doc string) string {
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
-			if a != 0 && a == hidden {
-				hidden = 0
-			}
+			hide.end(a)
 			if !isInline(a) {
 				b = append(b, '\n')
 			}
@@ -173,6 +166,9 @@ var docCases = []string{
 	// metadata wherever they are; NUL is dropped from text
 	`<head><link rel=canonical href="https://canon.example/"><meta content="m.example"><title>t.example</title><body><p>ev` + "\x00" + `il.example</p><link rel=stylesheet href="https://css.example/">`,
 	`<html><head><link rel=preconnect href="https://fonts.example"></head><body><a href="https://ok.example/x">x</a></body>`,
+	// the page's nav, banner and footer are furniture; an article's are not
+	`<header><a href="https://home.example/">h</a><nav><a href=n.example>n</a></nav>h.example</header><article><header>a.example</header><p>b.example</p><footer>c.example</footer></article><footer>f.example</footer>`,
+	`<nav><nav>x.example</nav>y.example</nav><template><template>t.example</template>u.example</template><header>unclosed.example<main>m.example</main>`,
 }
 
 func TestHTMLTextMatchesTheTokenizer(t *testing.T) {

@@ -19,7 +19,9 @@ import (
 type Skipper struct {
 	// Noise skips private, loopback, link-local, CGNAT, multicast,
 	// reserved and unspecified addresses (the documentation ranges are
-	// real lookups: the sandbox and many write-ups use them).
+	// real lookups: the sandbox and many write-ups use them), and the
+	// special-use and private-use names (noiseNames), with the e-mail
+	// addresses and URLs at them.
 	Noise bool
 	Allow *Allowlist
 	Warn  *Warninglists
@@ -40,8 +42,8 @@ func (s *Skipper) Reason(value string, t ioc.Type) string {
 	}
 	bare := t != ioc.URL || bareURL(value)
 	for i, c := range candidates(value, t) {
-		if s.Noise && c.addr.IsValid() {
-			if r := addrNoise(c.addr); r != "" {
+		if s.Noise {
+			if r := c.noise(i > 0); r != "" {
 				return r
 			}
 		}
@@ -89,6 +91,19 @@ func newCandidate(v string, t ioc.Type) candidate {
 		}
 	}
 	return c
+}
+
+// noise is why the candidate is noise, or "": an address by its range, a
+// name (a domain, or the host of a URL or an e-mail address, whatever
+// Detect made of it) by its suffix.
+func (c candidate) noise(host bool) string {
+	switch {
+	case c.addr.IsValid():
+		return addrNoise(c.addr)
+	case c.typ == ioc.Domain || host:
+		return nameNoise(c.value)
+	}
+	return ""
 }
 
 // bareURL reports whether a URL is its host and nothing more: no path but
@@ -173,6 +188,38 @@ func addrNoise(a netip.Addr) string {
 		}
 	}
 	return ""
+}
+
+// noiseNames are the names that never resolve on the Internet: a lookup
+// of one would tell a third party the layout of the network it came from,
+// and no service knows anything about it. Names under .example, .test and
+// .invalid are documentation names, not internal ones: they are looked up
+// (the sandbox's demo data uses them).
+var noiseNames = [...]struct{ suffix, reason string }{
+	{"local", "special-use name (.local, mDNS, RFC 6762)"},
+	{"localhost", "special-use name (.localhost, RFC 6761)"},
+	{"home.arpa", "special-use name (home.arpa, RFC 8375)"},
+	{"alt", "special-use name (.alt, RFC 9476)"},
+	{"internal", "private-use name (.internal)"},
+	{"lan", "private-use name (.lan, never delegated)"},
+	{"corp", "private-use name (.corp, never delegated)"},
+	{"home", "private-use name (.home, never delegated)"},
+	{"mail", "private-use name (.mail, never delegated)"},
+}
+
+// nameNoise is why a host name (lower case) is noise, or "".
+func nameNoise(host string) string {
+	reason := ""
+	domainSuffixes(strings.TrimSuffix(host, "."), func(suffix string) bool {
+		for _, n := range noiseNames {
+			if suffix == n.suffix {
+				reason = n.reason
+				return true
+			}
+		}
+		return false
+	})
+	return reason
 }
 
 // prefixSet finds the first entry whose prefix holds an address, with one

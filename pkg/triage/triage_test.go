@@ -262,3 +262,33 @@ func TestHTMLTextSkipsHead(t *testing.T) {
 		}
 	}
 }
+
+// A vendor's page (issue 38): its menu, banner and footer are the vendor's
+// own links, not the report's indicators; the article's own header and
+// footer, and the report's text, are read.
+func TestHTMLTextSkipsFurniture(t *testing.T) {
+	got := htmlText(t, `<!DOCTYPE html><html><head><title>Report</title></head><body>
+<header class=site><a href="https://www.vendor.example/"><img alt=logo></a>
+<nav><ul><li><a href="https://www.vendor.example/products">Products</a><li><a href="https://status.vendor.example/">Status</a></ul></nav>
+Call us: sales@vendor.example</header>
+<nav aria-label=breadcrumb><a href="https://www.vendor.example/blog">Blog</a></nav>
+<main><article><header><h1>Campaign on c2.evil.example.com</h1></header>
+<p>Beacons to 203.0.113.66 and <a href="https://dl.evil.example.org/p.zip">the payload</a>.</p>
+<section><header>Appendix: 198.51.100.23</header></section>
+<footer>Hash 44d88612fea8a8f36de82e1278abb02f</footer></article>
+<aside><footer>related.example.net</footer></aside></main>
+<footer><p>&copy; Vendor <a href="https://www.vendor.example/privacy">privacy</a> 198.51.100.250</p>
+<nav><a href="https://twitter.example/vendor">follow</a></nav></footer>
+<p>after.example.com</p></body></html>`)
+	for _, want := range []string{"c2.evil.example.com", "203.0.113.66", "\nhttps://dl.evil.example.org/p.zip\n",
+		"198.51.100.23", "44d88612fea8a8f36de82e1278abb02f", "related.example.net", "after.example.com"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"vendor.example", "198.51.100.250", "twitter.example"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q leaked into:\n%s", bad, got)
+		}
+	}
+}

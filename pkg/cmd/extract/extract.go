@@ -1,15 +1,13 @@
 // Package extract is `tilookup extract`: every indicator in free text,
-// offline, so that `tilookup extract report.txt | tilookup search` looks
-// them all up.
+// offline, so that `tilookup extract --skip-noise report.txt | tilookup
+// search` looks them all up, the noise triage skips left out.
 package extract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,11 +32,17 @@ type Options struct {
 	Input  string // --input: auto, text or html (how the input is read)
 	// Warn says on stderr what an input loses (an encoding not read).
 	Warn func(string)
+
+	// SkipNoise leaves out what triage would skip (--skip-noise).
+	SkipNoise bool
+	// Setting reads a config key (allowlist, warninglists) through every
+	// layer: flag, environment, profile, file.
+	Setting func(key string) (string, error)
 }
 
 // NewCmd is `tilookup extract`. runF replaces the run in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "extract") }}
+	opts := &Options{Format: func() (output.Format, error) { return cmdutil.Format(f, "extract") }, Setting: f.Get}
 	cmd := &cobra.Command{
 		Use:   "extract [FILE...]",
 		Short: "Pull every indicator out of free text (offline)",
@@ -50,20 +54,38 @@ tilookup search. File names such as invoice.pdf and version numbers such as
 
 HTML (by its name, or by its first bytes; --input html|text to say so) is
 read as triage reads it: the body's text and links, never the head (<link>,
-<meta>, the title), scripts or styles. A UTF-16 or UTF-32 file with a byte
-order mark is decoded; a file in an encoding that is not read is named on
-stderr. A binary file (an executable, an archive) is refused.
+<meta>, the title), scripts, styles, or the page's own <nav>, <header> and
+<footer> (an article's header and footer are read). A UTF-16 or UTF-32 file
+with a byte order mark is decoded; a file in an encoding that is not read is
+named on stderr. A binary file (an executable, an archive) is refused.
 
 --types takes md5, sha1, sha256, sha512, ipv4, ipv6, domain, url, cve, email
 and cidr (an address block such as 203.0.113.0/24), and the groups hash (the
-four digests), ip (ipv4, ipv6) and all.`,
-		Example: `  tilookup extract report.txt | tilookup search
+four digests), ip (ipv4, ipv6) and all.
+
+--skip-noise leaves out what triage would skip, by the same rules: private,
+loopback, link-local, CGNAT, multicast and reserved addresses, address
+blocks, special-use and private-use names (.local, .localhost, .internal,
+home.arpa, .alt, .lan, .corp, .home, .mail) with the e-mail addresses and
+URLs at them, and the values of --allowlist FILE and of the MISP warning
+lists under --warninglists DIR (or the config's allowlist and warninglists).
+So tilookup extract --skip-noise report.txt | tilookup search sends only what
+triage would send, and never an internal name. Standard output holds the
+kept values only; when standard error is a terminal, a count of what was
+left out, by reason, is written there at the end (nothing when it is not,
+so that logs and scripts stay quiet).`,
+		Example: `  tilookup extract --skip-noise report.txt | tilookup search
   pbpaste | tilookup extract --types ip,domain
   tilookup extract -o json mail.eml | jq -r '.[] | select(.type=="url") | .value'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO = f.IO
 			opts.Warn = func(msg string) { fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: %s\n", msg) }
 			opts.Files = args
+			for _, name := range []string{"allowlist", "warninglists"} {
+				if cmd.Flags().Changed(name) && !opts.SkipNoise {
+					return cmdutil.UsageError("--%s goes with --skip-noise", name)
+				}
+			}
 			_, ok := triage.ParseFormat(opts.Input)
 			if err := cmdutil.CheckInput(cmd, f.IO.ErrOut, opts.Input, ok, triage.Formats); err != nil {
 				return err
@@ -74,9 +96,13 @@ four digests), ip (ipv4, ipv6) and all.`,
 			return run(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Types, "types", "", "only these comma-separated `types`: ipv4,domain,hash,...")
+	cmd.Flags().StringVar(&opts.Types, "types", "", "only these comma-separated `types`: ipv4,domain,...")
 	cmd.Flags().BoolVar(&opts.Defang, "defang", false, "defang values in table and CSV output, for tickets")
 	cmdutil.AddInputFlag(cmd, &opts.Input, triage.Formats, true)
+	cmd.Flags().BoolVar(&opts.SkipNoise, "skip-noise", false, "leave out what triage would skip (noise, lists)")
+	cmd.Flags().String("allowlist", "", "--skip-noise: also skip the allow-list `FILE`")
+	cmd.Flags().String("warninglists", "", "--skip-noise: also skip MISP warning lists under `DIR`")
+	_ = cmd.MarkFlagDirname("warninglists")
 	_ = cmd.RegisterFlagCompletionFunc("types", completeTypes)
 	return cmd
 }
@@ -96,6 +122,12 @@ func run(opts *Options) error {
 	if len(opts.Files) == 0 && opts.IO.IsStdinTTY() {
 		return cmdutil.UsageError("give a FILE, or pipe text on stdin")
 	}
+	var skipper *triage.Skipper
+	if opts.SkipNoise {
+		if skipper, err = triage.ConfiguredSkipper(opts.Setting); err != nil {
+			return err
+		}
+	}
 	r, closeAll, err := open(opts)
 	if err != nil {
 		return err
@@ -103,7 +135,12 @@ func run(opts *Options) error {
 	defer closeAll()
 	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"value", "type"})
 	table := format == output.Table
-	err = ioc.ExtractReader(r, types, func(ind ioc.Indicator) error {
+	var left leftOut
+	err = triage.Scan(r, triage.ScanOptions{Skip: skipper, Types: types, TextOnly: true}, func(ind triage.Found) error {
+		if opts.SkipNoise && ind.Skip != "" {
+			left.add(ind.Skip)
+			return nil
+		}
 		v := ind.Value
 		if opts.Defang {
 			v = ioc.Defang(v, ind.Type)
@@ -121,11 +158,45 @@ func run(opts *Options) error {
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
+	if opts.IO.IsStderrTTY() {
+		left.print(opts.IO.ErrOut)
+	}
 	var kinded failure.Kinded
 	if err != nil && !errors.As(err, &kinded) {
 		err = cmdutil.ReadError(err)
 	}
 	return err
+}
+
+// leftOut counts what --skip-noise left out, by reason, in the order the
+// reasons first came.
+type leftOut struct {
+	reasons []string
+	count   map[string]int
+	total   int
+}
+
+func (l *leftOut) add(reason string) {
+	if l.count == nil {
+		l.count = map[string]int{}
+	}
+	if l.count[reason] == 0 {
+		l.reasons = append(l.reasons, reason)
+	}
+	l.count[reason]++
+	l.total++
+}
+
+// print says what was left out, for a person at a terminal: stdout is
+// the kept values only, for the next command of the pipeline.
+func (l *leftOut) print(w io.Writer) {
+	if l.total == 0 {
+		return
+	}
+	fmt.Fprintf(w, "tilookup: --skip-noise left out, by reason (%d in all):\n", l.total)
+	for _, r := range l.reasons {
+		fmt.Fprintf(w, "  %4d  %s\n", l.count[r], r)
+	}
 }
 
 // completeTypes completes the last name of a --types list.
@@ -145,33 +216,8 @@ func completeTypes(_ *cobra.Command, _ []string, toComplete string) ([]string, c
 }
 
 // open joins the inputs into one stream, each read as text or HTML on its
-// own (triage.OpenLazy), a newline between files so that the last word of
-// one never runs into the first of the next.
+// own, as triage reads them.
 func open(opts *Options) (io.Reader, func(), error) {
 	format, _ := triage.ParseFormat(opts.Input)
-	stdin, names := opts.IO.In, opts.Files
-	if len(names) == 0 {
-		return triage.OpenLazy(stdin, "-", format, opts.Warn), func() {}, nil
-	}
-	var readers []io.Reader
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for _, name := range names {
-		if name == "-" {
-			readers = append(readers, triage.OpenLazy(stdin, name, format, opts.Warn), bytes.NewReader([]byte("\n")))
-			continue
-		}
-		fh, err := cmdutil.OpenInput(name)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		files = append(files, fh)
-		readers = append(readers, triage.OpenLazy(fh, name, format, opts.Warn), bytes.NewReader([]byte("\n")))
-	}
-	return io.MultiReader(readers...), closeAll, nil
+	return triage.OpenInputs(opts.IO.In, opts.Files, format, opts.Warn, cmdutil.OpenInput)
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 func TestNewCmdFillsOptions(t *testing.T) {
@@ -84,5 +86,48 @@ func TestExtractErrors(t *testing.T) {
 		if failure.KindOf(err) != tt.kind || err == nil || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%+v: %v, want %s error with %q", tt.opts, err, tt.kind, tt.msg)
 		}
+	}
+}
+
+const noisy = `From it-desk@mail.acme.local: dc01.acme.local (10.0.0.12, 10.0.0.13) to
+hxxps://evil[.]example[.]com/gate.php and 198.51.100[.]7, not 203.0.113.0/24.`
+
+// --skip-noise: stdout is the kept values only; a person at a terminal is
+// told on stderr what was left out, by reason; a script is told nothing.
+func TestExtractSkipNoise(t *testing.T) {
+	const kept = "https://evil.example.com/gate.php\n198.51.100.7\n"
+	for _, tty := range []bool{false, true} {
+		ios, in, out, errOut := iostreams.Test()
+		ios.SetTTY(false, false, tty)
+		in.WriteString(noisy)
+		opts := &Options{IO: ios, SkipNoise: true,
+			Format:  func() (output.Format, error) { return output.Table, nil },
+			Setting: func(string) (string, error) { return "", nil }}
+		if err := run(opts); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != kept {
+			t.Errorf("stderr a terminal %v: stdout %q, want %q", tty, out.String(), kept)
+		}
+		want := ""
+		if tty {
+			want = "tilookup: --skip-noise left out, by reason (5 in all):\n" +
+				"     2  special-use name (.local, mDNS, RFC 6762)\n" +
+				"     2  private address\n" +
+				"     1  " + triage.CIDRReason + "\n"
+		}
+		if errOut.String() != want {
+			t.Errorf("stderr a terminal %v: stderr %q, want %q", tty, errOut.String(), want)
+		}
+	}
+}
+
+func TestExtractSkipNoiseFlags(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { return nil })
+	cmd.SetArgs([]string{"--warninglists", "lists", "a.txt"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.Execute(); failure.KindOf(err) != failure.Usage || !strings.Contains(fmt.Sprint(err), "--warninglists goes with --skip-noise") {
+		t.Errorf("--warninglists without --skip-noise: %v", err)
 	}
 }

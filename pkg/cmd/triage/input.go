@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,49 +16,22 @@ import (
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
-// openInputs joins the inputs into one text, each read as text or HTML on
-// its own, with a line break between them so that the last word of one
-// never runs into the first of the next. Every file is opened now, so that
-// a missing one fails before any request.
+// openInputs is the report: every input, each read as text or HTML, every
+// file opened before any request.
 func openInputs(opts *Options) (io.Reader, func(), error) {
 	format, _ := triage.ParseFormat(opts.Input)
-	names := opts.Files
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	var readers []io.Reader
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for _, name := range names {
-		var r io.Reader = opts.IO.In
-		if name != "-" {
-			f, err := cmdutil.OpenInput(name)
-			if err != nil {
-				closeAll()
-				return nil, nil, err
-			}
-			files = append(files, f)
-			r = f
-		}
-		readers = append(readers, triage.OpenLazy(r, name, format, opts.warn), strings.NewReader("\n"))
-	}
-	return io.MultiReader(readers...), closeAll, nil
+	return triage.OpenInputs(opts.IO.In, opts.Files, format, opts.warn, cmdutil.OpenInput)
 }
 
 // source hands the indicators of the text to lookup.Run, and keeps the
-// skipped ones aside. Extraction runs on a goroutine of its own (it calls
-// back for each indicator); Run pulls from it.
+// skipped ones aside. The scan (triage.Scan) runs on a goroutine of its
+// own (it calls back for each indicator); Run pulls from it.
 type source struct {
-	ch   chan ioc.Indicator
+	ch   chan triage.Found
 	quit chan struct{}
 	done chan struct{}
 	err  error // set before done is closed
 
-	skip     *triage.Skipper
 	skipped  skipList
 	stopOnce sync.Once
 }
@@ -68,16 +39,13 @@ type source struct {
 var errStopped = errors.New("stopped")
 
 func newSource(text io.Reader, skip *triage.Skipper) *source {
-	s := &source{ch: make(chan ioc.Indicator, 64), quit: make(chan struct{}), done: make(chan struct{}), skip: skip}
+	s := &source{ch: make(chan triage.Found, 64), quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		defer close(s.ch)
-		// Each URL's host is looked up too: "is this host known?" is the
-		// question an analyst asks of a C2 URL, and an exact-URL search
-		// does not ask it.
-		err := ioc.Extract(text, ioc.ExtractOptions{URLHosts: true}, func(ind ioc.Indicator) error {
+		err := triage.Scan(text, triage.ScanOptions{Skip: skip}, func(f triage.Found) error {
 			select {
-			case s.ch <- ind:
+			case s.ch <- f:
 				return nil
 			case <-s.quit:
 				return errStopped
@@ -91,18 +59,18 @@ func newSource(text io.Reader, skip *triage.Skipper) *source {
 }
 
 func (s *source) Next() (lookup.Item, bool, error) {
-	for ind := range s.ch {
-		if reason := s.skip.Reason(ind.Value, ind.Type); reason != "" {
-			s.skipped.add(report.Skipped{Value: ind.Value, Type: string(ind.Type), Reason: reason, FromURL: ind.FromURL})
+	for f := range s.ch {
+		if f.Skip != "" {
+			s.skipped.add(report.Skipped{Value: f.Value, Type: string(f.Type), Reason: f.Skip, FromURL: f.FromURL})
 			continue
 		}
 		// A URL's host carries its URL as the input it came from; the
 		// report marks it with that (indicatorOf).
-		input := ind.Value
-		if ind.FromURL != "" {
-			input = ind.FromURL
+		input := f.Value
+		if f.FromURL != "" {
+			input = f.FromURL
 		}
-		return lookup.Item{Input: input, Value: ind.Value, Type: ind.Type, Err: ioc.Validate(ind.Value)}, true, nil
+		return lookup.Item{Input: input, Value: f.Value, Type: f.Type, Err: ioc.Validate(f.Value)}, true, nil
 	}
 	<-s.done
 	return lookup.Item{}, false, s.err

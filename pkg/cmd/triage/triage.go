@@ -85,14 +85,20 @@ known about them.
 
 HTML (by its name, or by its first bytes; --input html|text to say so) is read
 as a reader sees it: text and href values only, so an address in a script, a
-style or a tracking pixel's src is not taken for an indicator. For a PDF:
+style or a tracking pixel's src is not taken for an indicator; the head and
+the page's own <nav>, <header> and <footer> (the vendor's menu, banner and
+footer; an article's header and footer are read) are left out. For a PDF:
 pdftotext report.pdf - | tilookup triage
 
 Skipped before any request, each with its reason: private, loopback,
 link-local, CGNAT, multicast, reserved and unspecified addresses (not the
-documentation ranges); the values of --allowlist FILE (config allowlist: one
-value, address, CIDR block or domain per line, a domain covering its
-subdomains, # comments); and the values on the MISP warning lists under
+documentation ranges); special-use and private-use names, which never resolve
+on the Internet and would tell the service your network's layout (.local,
+.localhost, .internal, home.arpa, .alt, .lan, .corp, .home, .mail; not
+.example, .test or .invalid), and the e-mail addresses and URLs at them;
+the values of --allowlist FILE (config allowlist: one value, address, CIDR
+block or domain per line, a domain covering its subdomains, # comments);
+and the values on the MISP warning lists under
 --warninglists DIR (config warninglists: a checkout of MISP's
 misp-warninglists; string, cidr, hostname and substring lists), as in
 tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists FILE.

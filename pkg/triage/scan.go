@@ -1,0 +1,41 @@
+package triage
+
+import (
+	"io"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
+
+// Found is one indicator of a report as triage judges it.
+type Found struct {
+	ioc.Indicator
+	// Skip says why the value is not looked up (Skipper.Reason), "" when
+	// it is.
+	Skip string
+}
+
+// ScanOptions say what Scan reports. The zero value is triage's reading
+// with nothing skipped but address blocks (--no-skip).
+type ScanOptions struct {
+	Skip  *Skipper   // the skip rules; nil skips address blocks only
+	Types []ioc.Type // only these types (extract --types); nil: all
+	// TextOnly leaves out the hosts of URLs: extract lists what the text
+	// holds, where triage also looks up each URL's host.
+	TextOnly bool
+}
+
+// Scan is the one reading of a report for triage and what shares its
+// rules (the MCP server's triage tool, extract): every indicator of text
+// (as Open or OpenLazy read it), and after each new URL its host, marked
+// with FromURL, each judged by the skip rules, handed to yield in order
+// of first appearance. An error from yield stops the scan and is
+// returned.
+func Scan(text io.Reader, opts ScanOptions, yield func(Found) error) error {
+	// Each URL's host is looked up too: "is this host known?" is the
+	// question an analyst asks of a C2 URL, and an exact-URL search does
+	// not ask it.
+	eo := ioc.ExtractOptions{Types: opts.Types, URLHosts: !opts.TextOnly}
+	return ioc.Extract(text, eo, func(ind ioc.Indicator) error {
+		return yield(Found{Indicator: ind, Skip: opts.Skip.Reason(ind.Value, ind.Type)})
+	})
+}

@@ -1,0 +1,64 @@
+package triage
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
+
+// scanned is what Scan yields, one "value type from_url skip" line each.
+func scanned(t *testing.T, text string, opts ScanOptions) []string {
+	t.Helper()
+	var got []string
+	err := Scan(strings.NewReader(text), opts, func(f Found) error {
+		got = append(got, fmt.Sprintf("%s %s %s %s", f.Value, f.Type, f.FromURL, f.Skip))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestScan(t *testing.T) {
+	const text = "C2 hxxp://10.0.0.5/gate and https://evil.example/x.php, then evil.example, 203.0.113.0/24 and 8.8.8.8\n"
+	got := strings.Join(scanned(t, text, ScanOptions{Skip: &Skipper{Noise: true}}), "\n")
+	want := strings.Join([]string{
+		"http://10.0.0.5/gate url  private address",
+		"10.0.0.5 ipv4 http://10.0.0.5/gate private address",
+		"https://evil.example/x.php url  ",
+		"evil.example domain https://evil.example/x.php ",
+		"203.0.113.0/24 cidr  " + CIDRReason,
+		"8.8.8.8 ipv4  ",
+	}, "\n")
+	if got != want {
+		t.Errorf("triage's scan:\n%s\nwant\n%s", got, want)
+	}
+
+	// --no-skip: address blocks are still never sent.
+	got = strings.Join(scanned(t, text, ScanOptions{}), "\n")
+	if !strings.Contains(got, "10.0.0.5 ipv4 http://10.0.0.5/gate \n") || !strings.Contains(got, "/24 cidr  "+CIDRReason) {
+		t.Errorf("no skip rules:\n%s", got)
+	}
+
+	// extract's reading: the text's own values, of the types asked for.
+	got = strings.Join(scanned(t, text, ScanOptions{TextOnly: true, Types: []ioc.Type{ioc.Domain, ioc.IPv4}}), "\n")
+	if want := "evil.example domain  \n8.8.8.8 ipv4  "; got != want {
+		t.Errorf("text only, domains and IPv4:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestScanStops(t *testing.T) {
+	stop := errors.New("stop")
+	n := 0
+	err := Scan(strings.NewReader("a.example b.example c.example"), ScanOptions{}, func(Found) error {
+		n++
+		return stop
+	})
+	if err != stop || n != 1 {
+		t.Errorf("yield's error: %v after %d values, want it at once", err, n)
+	}
+}
