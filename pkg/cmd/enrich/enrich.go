@@ -91,8 +91,8 @@ names as keys.
 
 The status is matched, no_match, unsupported (not an indicator, or not a
 type the service searches), skipped (noise, as in triage: private and
-reserved addresses, --allowlist, --warninglists; --no-skip looks everything
-up) or error. An empty cell is not looked up, and its cells stay empty. Each
+reserved addresses, internal names such as .local and .corp, --allowlist,
+--warninglists; --no-skip looks everything up) or error. An empty cell is not looked up, and its cells stay empty. Each
 distinct value is looked up once. Errors are per cell: no record is ever
 dropped, and once the service refuses the token or cannot be reached, no
 more requests are sent and every remaining record is written with status

@@ -107,9 +107,10 @@ preview records and matched values (with the rules of extract), and looks
 those up in turn, breadth-first: --depth levels of neighbours (default %d, at
 most %d), never more than --max-lookups lookups in all (default %d, the
 VALUEs included). Each indicator is looked up once. What is found goes
-through the skip rules of triage (private and reserved addresses,
---allowlist, --warninglists; --no-skip looks everything up), each skipped
-one with its reason; what the budget left out is shown as not_looked_up.
+through the skip rules of triage (private and reserved addresses, internal
+names such as .local, .internal, home.arpa and .corp, --allowlist,
+--warninglists; --no-skip looks everything up), each skipped one with its
+reason; what the budget left out is shown as not_looked_up.
 
 Output (-o): at a terminal a tree that fits its width, each indicator with
 its type and what matched, an indicator already shown marked and not

@@ -127,10 +127,10 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 		Example: `  tilookup search 44d88612fea8a8f36de82e1278abb02f
   tilookup search --sandbox 'hxxps://verify-check[.]example/login'
   tilookup search -o json CVE-2021-44228 | jq '.results[].label'
-  tilookup extract report.txt | tilookup search -o ndjson -c 8 --rate 20
-  tilookup extract report.txt | tilookup search --cache 24h
-  tilookup extract report.txt | tilookup search -o md >ticket.md
-  tilookup extract report.txt | tilookup search -o ndjson --skip 2 >>out.ndjson`,
+  tilookup extract --skip-noise report.txt | tilookup search -o ndjson -c 8 --rate 20
+  tilookup extract --skip-noise report.txt | tilookup search --cache 24h
+  tilookup extract --skip-noise report.txt | tilookup search -o md >ticket.md
+  tilookup extract --skip-noise report.txt | tilookup search -o ndjson --skip 2 >>out.ndjson`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.DefangSet = cmd.Flags().Changed("defang")

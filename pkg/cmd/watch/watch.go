@@ -104,9 +104,9 @@ until Ctrl-C; each run prints its own changes.
 
 Exit status, for cron: 0 when something changed, 1 when nothing did; a
 failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
-		Example: `  tilookup extract report.txt | tilookup watch --name case-42
-  tilookup extract report.txt | tilookup watch --name ours -o md
-  tilookup extract report.txt | tilookup watch --name mine -o ndjson | jq -c 'select(.change=="new")'
+		Example: `  tilookup extract --skip-noise report.txt | tilookup watch --name case-42
+  tilookup extract --skip-noise report.txt | tilookup watch --name ours -o md
+  tilookup extract --skip-noise report.txt | tilookup watch --name mine -o ndjson | jq -c 'select(.change=="new")'
   tilookup watch list`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
