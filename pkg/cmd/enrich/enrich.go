@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/enrich"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -28,41 +27,28 @@ import (
 // its environment, as functions so that tests can replace them.
 type Options struct {
 	IO *iostreams.IOStreams
-	// Client builds the API client for this many requests in flight.
-	Client func(concurrency int) (*api.Client, error)
+	// Lookups is how the values are looked up (the one chain).
+	cmdutil.Lookups
 	// Output resolves the output format and terminal facts.
 	Output func() (output.Options, error)
-	// StartSandbox runs the built-in server and points Client at it.
-	StartSandbox func() (io.Closer, error)
 	// Setting reads a config key (allowlist, warninglists).
 	Setting func(key string) (string, error)
-	// Cache wraps the client's Searcher in the answer cache when it is on.
-	Cache cmdutil.CacheFunc
-	// MaxHeld bounds the bytes held for ordering (0: lookup's default).
-	MaxHeld int64
 
-	File        string // "" or "-": stdin
-	Format      string
-	OutputSet   bool // -o was given; otherwise the output is the input's format
-	Columns     []string
-	Limit       int
-	Concurrency int
-	Rate        float64
-	NoSkip      bool
-	CSVRaw      bool
-	Sandbox     bool
-	Refresh     bool
+	File      string // "" or "-": stdin
+	Format    string
+	OutputSet bool // -o was given; otherwise the output is the input's format
+	Columns   []string
+	NoSkip    bool
+	CSVRaw    bool
 }
 
 // NewCmd is `tilookup enrich`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:           f.IO,
-		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output:       func() (output.Options, error) { return cmdutil.OutputOptions(f, "enrich", "") },
-		Cache:        f.Cached,
-		StartSandbox: f.Sandbox,
-		Setting:      f.Get,
+		IO:      f.IO,
+		Lookups: cmdutil.NewLookups(f),
+		Output:  func() (output.Options, error) { return cmdutil.OutputOptions(f, "enrich", "") },
+		Setting: f.Get,
 	}
 	cmd := &cobra.Command{
 		Use:   "enrich [FILE]",
@@ -191,15 +177,15 @@ func run(ctx context.Context, opts *Options) error {
 		fmt.Fprintf(opts.IO.ErrOut, "enrich: indicator columns: %s (name them with --column to choose)\n", describe(layout.Columns))
 	}
 
-	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	// Decoded answers: the added cells need the labels and the links.
+	// Dedup outermost, so that Run can join copies of a value in flight.
+	service, err := opts.Start(cmdutil.Chain{Wrap: func(s lookup.Searcher) lookup.Searcher {
+		return enrich.Remember(s, enrich.DefaultRemember)
+	}})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	// Decoded answers: the added cells need the labels and the links.
-	// Dedup outermost, so that Run can join copies of a value in flight.
-	service := cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache)
-	searcher := lookup.Dedup(enrich.Remember(service, enrich.DefaultRemember))
+	defer service.Close()
 	// No cmdutil.BulkGC: at its GOGC=400 the peak RSS of a 100 MiB export
 	// was 54-64 MB against 33 at the default, for some 10% less CPU; the
 	// 60 MB bound matters more here.
@@ -220,7 +206,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	runErr := w.Header()
 	if runErr == nil {
-		runErr = lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency, MaxHeld: opts.MaxHeld}, sink)
+		runErr = service.Run(ctx, src, sink)
 	}
 	if err := out.Flush(); err != nil && runErr == nil {
 		runErr = failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())

@@ -28,15 +28,14 @@ import (
 // Options are the parsed command line of one pivot and what it needs from
 // its environment, as functions so that tests can replace them.
 type Options struct {
-	IO           *iostreams.IOStreams
-	Client       func(concurrency int) (*api.Client, error)
-	StartSandbox func() (io.Closer, error)
+	IO *iostreams.IOStreams
+	// Lookups is how the values are looked up (the one chain).
+	cmdutil.Lookups
 	// Setting reads a config key (output, allowlist, warninglists) through
 	// every layer: flag, environment, profile, file.
 	Setting func(key string) (string, error)
 	// Format resolves -o (cmdutil.ResolveFormat).
 	Format func() (format.Name, error)
-	Cache  cmdutil.CacheFunc
 	Now    func() time.Time
 	// StartPager sends stdout through the pager when it is a terminal
 	// (cmdutil.StartPager); nil = never.
@@ -45,20 +44,15 @@ type Options struct {
 	// (cmdutil.Factory.Waiting); nil = none.
 	Wait func(what string) *cmdutil.Waiting
 
-	Values      []string
-	Depth       int
-	MaxLookups  int
-	Concurrency int
-	Rate        float64
-	Limit       int
-	NoDefang    bool
-	NoSkip      bool
-	NoRefang    bool
-	TLP         string
-	ToIDS       bool
-	Sandbox     bool
-	Refresh     bool
-	NoPager     bool
+	Values     []string
+	Depth      int
+	MaxLookups int
+	NoDefang   bool
+	NoSkip     bool
+	NoRefang   bool
+	TLP        string
+	ToIDS      bool
+	NoPager    bool
 }
 
 // renderer is the printer of a format of pivot's: the formats the
@@ -89,14 +83,12 @@ func renderer(f format.Name) (func(io.Writer, *pivot.Graph, pivot.RenderOptions)
 // NewCmd is `tilookup pivot`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:           f.IO,
-		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Cache:        f.Cached,
-		StartSandbox: f.Sandbox,
-		Setting:      f.Get,
-		Format:       func() (format.Name, error) { return cmdutil.ResolveFormat(f, "pivot") },
-		Now:          time.Now,
-		Wait:         f.Waiting,
+		IO:      f.IO,
+		Lookups: cmdutil.NewLookups(f),
+		Setting: f.Get,
+		Format:  func() (format.Name, error) { return cmdutil.ResolveFormat(f, "pivot") },
+		Now:     time.Now,
+		Wait:    f.Waiting,
 	}
 	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
@@ -209,16 +201,15 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	service, err := opts.Start(cmdutil.Chain{})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
+	defer service.Close()
 	now := opts.Now()
 	wait := walkSpinner(opts.Wait)
-	g, walkErr := pivot.Walk(ctx, wait.counting(searcher), starts, pivot.Config{
-		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: opts.Concurrency, Skipper: skipper,
+	g, walkErr := pivot.Walk(ctx, wait.counting(service.Searcher), starts, pivot.Config{
+		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: service.Concurrency(), Skipper: skipper,
 	})
 	wait.Stop()
 	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP, ToIDS: opts.ToIDS}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/sandbox"
@@ -28,8 +29,11 @@ func newOptions(t *testing.T, name string, tty bool) (*Options, *strings.Builder
 	ios.Out = out
 	opts := &Options{
 		IO: ios,
-		Client: func(int) (*api.Client, error) {
-			return api.New(api.Options{BaseURL: srv.SearchURL, Token: sandbox.DemoToken}, false)
+		Lookups: cmdutil.Lookups{
+			Client: func(int) (*api.Client, error) {
+				return api.New(api.Options{BaseURL: srv.SearchURL, Token: sandbox.DemoToken}, false)
+			},
+			Concurrency: 2,
 		},
 		Setting: func(key string) (string, error) {
 			if key == "output" {
@@ -39,7 +43,7 @@ func newOptions(t *testing.T, name string, tty bool) (*Options, *strings.Builder
 		},
 		Format: func() (format.Name, error) { return format.Resolve("pivot", name, true) },
 		Now:    time.Now,
-		Values: []string{"44d88612fea8a8f36de82e1278abb02f"}, Depth: 1, MaxLookups: 20, Concurrency: 2,
+		Values: []string{"44d88612fea8a8f36de82e1278abb02f"}, Depth: 1, MaxLookups: 20,
 	}
 	return opts, out
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
@@ -31,12 +32,14 @@ func BenchmarkBulkNDJSON(b *testing.B) {
 	ios.Out = io.Discard
 	opts := &Options{
 		IO: ios,
-		Client: func(c int) (*api.Client, error) {
-			return api.New(api.Options{BaseURL: srv.URL, Token: "t", Transport: api.DefaultTransport(c)}, false)
+		Lookups: cmdutil.Lookups{
+			Client: func(c int) (*api.Client, error) {
+				return api.New(api.Options{BaseURL: srv.URL, Token: "t", Transport: api.DefaultTransport(c)}, false)
+			},
+			Concurrency: 16,
 		},
-		Output:      func(jq string) (output.Options, error) { return output.Options{Format: output.NDJSON}, nil },
-		Args:        []string{"-"},
-		Concurrency: 16,
+		Output: func(jq string) (output.Options, error) { return output.Options{Format: output.NDJSON}, nil },
+		Args:   []string{"-"},
 	}
 	b.ResetTimer()
 	if err := run(context.Background(), opts); err != nil {

@@ -31,60 +31,48 @@ import (
 // from its environment, as functions so that tests can replace them.
 type Options struct {
 	IO *iostreams.IOStreams
-	// Client builds the API client for this many requests in flight.
-	Client func(concurrency int) (*api.Client, error)
+	// Lookups is how the values are looked up (the one chain).
+	cmdutil.Lookups
 	// Output resolves the output format and terminal facts.
 	Output func(jq string) (output.Options, error)
 	// BulkGC tunes the collector for a streaming bulk run (nil: leave it).
 	BulkGC func()
-	// StartSandbox runs the built-in server and points Client at it.
-	StartSandbox func() (io.Closer, error)
 	// StartPager sends stdout through the pager when it is a terminal.
 	StartPager func() (stop func())
 	// OpenWeb opens the detail page of a result (resource "" = the first).
 	OpenWeb func(resp *api.SearchResponse, resource string) error
-	// Cache wraps the client's Searcher in the answer cache when it is
-	// on (cmdutil.Factory.Cached); nil = no cache.
-	Cache cmdutil.CacheFunc
 	// Wait shows a spinner while one value is looked up at a terminal
 	// (cmdutil.Factory.Waiting); nil = none.
 	Wait func(what string) *cmdutil.Waiting
 
-	Args        []string
-	Files       []string
-	Limit       int
-	Concurrency int
-	Rate        float64
-	NoRefang    bool
-	ExitStatus  bool
-	JQ          string
-	Preview     bool
-	Defang      bool
-	DefangSet   bool // --defang was given: Markdown defangs unless --defang=false
-	CSVRaw      bool
-	TLP         string
-	ToIDS       bool
-	Sandbox     bool
-	Web         bool
-	Resource    string
-	NoPager     bool
-	Refresh     bool
-	Skip        int
+	Args       []string
+	Files      []string
+	NoRefang   bool
+	ExitStatus bool
+	JQ         string
+	Preview    bool
+	Defang     bool
+	DefangSet  bool // --defang was given: Markdown defangs unless --defang=false
+	CSVRaw     bool
+	TLP        string
+	ToIDS      bool
+	Web        bool
+	Resource   string
+	NoPager    bool
+	Skip       int
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:           f.IO,
-		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output:       func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "search", jq) },
-		StartSandbox: f.Sandbox,
-		BulkGC:       func() { cmdutil.BulkGC(os.Getenv) },
+		IO:      f.IO,
+		Lookups: cmdutil.NewLookups(f),
+		Output:  func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "search", jq) },
+		BulkGC:  func() { cmdutil.BulkGC(os.Getenv) },
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {
 			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
 		},
-		Cache: f.Cached,
-		Wait:  f.Waiting,
+		Wait: f.Waiting,
 	}
 	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
@@ -209,18 +197,17 @@ func run(ctx context.Context, opts *Options) error {
 	if opts.Defang {
 		outOpts.Defang = func(s string) string { return ioc.Defang(s, ioc.Detect(s)) }
 	}
-	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	// json, ndjson and --jq print the server's bytes: fields are not needed.
+	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
+	service, err := opts.Start(cmdutil.Chain{Raw: raw})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	// json, ndjson and --jq print the server's bytes: fields are not needed.
-	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
-	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, raw, opts.Refresh, opts.Cache))
+	defer service.Close()
 	if !multi {
 		// One value shows nothing until its answer: a spinner says the
 		// wait is on (a bulk run has its progress bar or its rows).
-		searcher = cmdutil.WaitingSearcher(searcher, opts.Wait)
+		service.Searcher = cmdutil.WaitingSearcher(service.Searcher, opts.Wait)
 	}
 	src := newSource(opts, in, single)
 	total := func() int {
@@ -237,7 +224,7 @@ func run(ctx context.Context, opts *Options) error {
 			// the run's progress even on a shared terminal.
 			bar = newProgress(opts.IO.ErrOut, inputSize(in, opts.IO.In))
 		}
-		return runDocument(ctx, opts, outOpts.Format, src, searcher, multi, bar, total)
+		return runDocument(ctx, opts, outOpts.Format, src, service, multi, bar, total)
 	}
 
 	var w io.Writer = opts.IO.Out
@@ -266,7 +253,7 @@ func run(ctx context.Context, opts *Options) error {
 		s.bar = newProgress(opts.IO.ErrOut, inputSize(in, opts.IO.In))
 	}
 
-	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
+	runErr := service.Run(ctx, src, s)
 	s.bar.finish()
 	// The records first, then any line about them on stderr.
 	if err := printer.Close(); err != nil && runErr == nil {
@@ -299,12 +286,14 @@ func (s *sink) finish(runErr error, exitStatus bool) error {
 
 // web looks one value up and opens its detail page instead of printing.
 func web(ctx context.Context, opts *Options, it lookup.Item) error {
-	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, 1, 0)
+	one := opts.Lookups
+	one.Concurrency, one.Rate = 1, 0
+	service, err := one.Start(cmdutil.Chain{})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	resp, err := cmdutil.WaitingSearcher(lookup.Client(client, opts.Limit, false), opts.Wait).Search(ctx, it.Value)
+	defer service.Close()
+	resp, err := cmdutil.WaitingSearcher(service.Searcher, opts.Wait).Search(ctx, it.Value)
 	if err != nil {
 		return err
 	}

@@ -40,17 +40,19 @@ func newHarness(t *testing.T, args ...string) *harness {
 	h.sleep = func(ctx context.Context, d time.Duration) error { return nil }
 	h.opts = &Options{
 		IO: ios,
-		Client: func(c int) (*api.Client, error) {
-			return api.New(api.Options{
-				BaseURL: "https://ti.test", Token: "tok", Retries: 2, Transport: h.reg,
-				Sleep: func(ctx context.Context, d time.Duration) error { return h.sleep(ctx, d) },
-			}, false)
+		Lookups: cmdutil.Lookups{
+			Client: func(c int) (*api.Client, error) {
+				return api.New(api.Options{
+					BaseURL: "https://ti.test", Token: "tok", Retries: 2, Transport: h.reg,
+					Sleep: func(ctx context.Context, d time.Duration) error { return h.sleep(ctx, d) },
+				}, false)
+			},
+			Concurrency: 4,
 		},
 		Output: func(jq string) (output.Options, error) {
 			return output.Options{Format: output.NDJSON, JQ: jq}, nil
 		},
-		Args:        args,
-		Concurrency: 4,
+		Args: args,
 	}
 	return h
 }

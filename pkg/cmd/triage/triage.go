@@ -7,13 +7,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -28,12 +26,10 @@ import (
 // its environment, as functions so that tests can replace them.
 type Options struct {
 	IO *iostreams.IOStreams
-	// Client builds the API client for this many requests in flight.
-	Client func(concurrency int) (*api.Client, error)
+	// Lookups is how the values are looked up (the one chain).
+	cmdutil.Lookups
 	// Output resolves the output format and terminal facts.
 	Output func() (output.Options, error)
-	// StartSandbox runs the built-in server and points Client at it.
-	StartSandbox func() (io.Closer, error)
 	// Setting reads a config key (allowlist, warninglists) through every
 	// layer: flag, environment, profile, file.
 	Setting func(key string) (string, error)
@@ -42,15 +38,9 @@ type Options struct {
 	// StartPager sends stdout through the pager when it is a terminal
 	// (cmdutil.StartPager); nil = never.
 	StartPager func() (stop func())
-	// Cache wraps the client's Searcher in the answer cache when it is on
-	// (cmdutil.Factory.Cached); nil = no cache.
-	Cache cmdutil.CacheFunc
 
 	Files       []string
 	Input       string // auto, text or html
-	Limit       int
-	Concurrency int
-	Rate        float64
 	NoSkip      bool
 	ShowSkipped bool
 	Defang      bool
@@ -59,20 +49,16 @@ type Options struct {
 	NoPager     bool
 	TLP         string
 	ToIDS       bool
-	Sandbox     bool
-	Refresh     bool
 }
 
 // NewCmd is `tilookup triage`. runF replaces the run function in tests.
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:           f.IO,
-		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		Output:       func() (output.Options, error) { return cmdutil.OutputOptions(f, "triage", "") },
-		Cache:        f.Cached,
-		StartSandbox: f.Sandbox,
-		Setting:      f.Get,
-		Now:          time.Now,
+		IO:      f.IO,
+		Lookups: cmdutil.NewLookups(f),
+		Output:  func() (output.Options, error) { return cmdutil.OutputOptions(f, "triage", "") },
+		Setting: f.Get,
+		Now:     time.Now,
 	}
 	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
 	cmd := &cobra.Command{
@@ -185,14 +171,13 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer closeInputs()
-	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	// Decoded answers: the status (unsupported) and the resources of the
+	// table and CSV need the fields; a report holds few enough values.
+	service, err := opts.Start(cmdutil.Chain{})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	// Decoded answers: the status (unsupported) and the resources of the
-	// table and CSV need the fields; a report holds few enough values.
-	searcher := lookup.Dedup(cmdutil.ServiceSearcher(client, opts.Limit, false, opts.Refresh, opts.Cache))
+	defer service.Close()
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	outOpts.Out = out
@@ -207,7 +192,7 @@ func run(ctx context.Context, opts *Options) error {
 		// Nothing shows on stdout before the end in most formats.
 		s.bar = newProgress(opts.IO.ErrOut)
 	}
-	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
+	runErr := service.Run(ctx, src, s)
 	s.bar.finish()
 	skipped := &src.skipped
 	sum := s.summary(skipped)

@@ -44,17 +44,19 @@ func newHarness(t *testing.T, format output.Format) *harness {
 	h := &harness{reg: &httpmock.Registry{}, in: in, out: out, errOut: errOut, settings: map[string]string{}}
 	h.opts = &Options{
 		IO: ios,
-		Client: func(c int) (*api.Client, error) {
-			return api.New(api.Options{
-				BaseURL: "https://ti.test", Token: "tok", Retries: 0, Transport: h.reg,
-				Sleep: func(context.Context, time.Duration) error { return nil },
-			}, false)
+		Lookups: cmdutil.Lookups{
+			Client: func(c int) (*api.Client, error) {
+				return api.New(api.Options{
+					BaseURL: "https://ti.test", Token: "tok", Retries: 0, Transport: h.reg,
+					Sleep: func(context.Context, time.Duration) error { return nil },
+				}, false)
+			},
+			Concurrency: 4,
 		},
-		Output:      func() (output.Options, error) { return output.Options{Format: format}, nil },
-		Setting:     func(k string) (string, error) { return h.settings[k], nil },
-		Now:         func() time.Time { return time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC) },
-		Input:       "auto",
-		Concurrency: 4,
+		Output:  func() (output.Options, error) { return output.Options{Format: format}, nil },
+		Setting: func(k string) (string, error) { return h.settings[k], nil },
+		Now:     func() time.Time { return time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC) },
+		Input:   "auto",
 	}
 	return h
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -34,9 +35,9 @@ func TestEveryRunsUntilInterrupted(t *testing.T) {
 	var runs atomic.Int32
 	opts := &Options{
 		IO: ios,
-		Client: func(int) (*api.Client, error) {
+		Lookups: cmdutil.Lookups{Client: func(int) (*api.Client, error) {
 			return api.New(api.Options{BaseURL: srv.SearchURL, Token: sandbox.DemoToken}, true)
-		},
+		}, Concurrency: 2},
 		Format: func() (output.Format, error) { return output.NDJSON, nil },
 		Scope:  func() (string, string, error) { return "default", srv.SearchURL, nil },
 		Getenv: func(k string) string {
@@ -51,7 +52,7 @@ func TestEveryRunsUntilInterrupted(t *testing.T) {
 			}
 			return time.Now()
 		},
-		Name: "every", Files: []string{values}, Concurrency: 2, Every: 10 * time.Millisecond,
+		Name: "every", Files: []string{values}, Every: 10 * time.Millisecond,
 	}
 	err = run(ctx, opts)
 	if failure.KindOf(err) != failure.Interrupted {

@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"time"
@@ -29,9 +28,10 @@ import (
 // Options are the parsed command line of one watch run and what it needs
 // from its environment, as functions so that tests can replace them.
 type Options struct {
-	IO           *iostreams.IOStreams
-	Client       func(concurrency int) (*api.Client, error)
-	StartSandbox func() (io.Closer, error)
+	IO *iostreams.IOStreams
+	// Lookups is how the values are looked up (the one chain, without
+	// the answer cache: a watch run must ask the service).
+	cmdutil.Lookups
 	// Format is the -o setting.
 	Format func() (output.Format, error)
 	// Scope is the profile and the base URL, which pick the directory.
@@ -39,18 +39,15 @@ type Options struct {
 	Getenv func(string) string
 	Now    func() time.Time
 
-	Name        string
-	Files       []string
-	Concurrency int
-	Rate        float64
-	NoRefang    bool
-	Defang      bool
-	DefangSet   bool
-	CSVRaw      bool
-	TLP         string
-	ToIDS       bool
-	Sandbox     bool
-	Every       time.Duration
+	Name      string
+	Files     []string
+	NoRefang  bool
+	Defang    bool
+	DefangSet bool
+	CSVRaw    bool
+	TLP       string
+	ToIDS     bool
+	Every     time.Duration
 }
 
 // NewCmd is `tilookup watch`. runF replaces the run function in tests.
@@ -161,14 +158,15 @@ failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
 }
 
 func newOptions(f *cmdutil.Factory) *Options {
+	lookups := cmdutil.NewLookups(f)
+	lookups.Cache = nil
 	return &Options{
-		IO:           f.IO,
-		Client:       func(c int) (*api.Client, error) { return f.Client(cmdutil.ForSearch, c) },
-		StartSandbox: f.Sandbox,
-		Format:       func() (output.Format, error) { return cmdutil.Format(f, "watch") },
-		Scope:        func() (string, string, error) { return scope(f) },
-		Getenv:       os.Getenv,
-		Now:          time.Now,
+		IO:      f.IO,
+		Lookups: lookups,
+		Format:  func() (output.Format, error) { return cmdutil.Format(f, "watch") },
+		Scope:   func() (string, string, error) { return scope(f) },
+		Getenv:  os.Getenv,
+		Now:     time.Now,
 	}
 }
 
@@ -276,11 +274,13 @@ func runOnce(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer closeInputs()
-	client, stop, err := cmdutil.StartService(opts.Sandbox, opts.StartSandbox, opts.Client, opts.Concurrency, opts.Rate)
+	// Decoded answers: the comparison needs each resource's count and
+	// preview records.
+	service, err := opts.Start(cmdutil.Chain{Raw: true, Wrap: decodeMatches})
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer service.Close()
 	st, profile, base, err := store(opts)
 	if err != nil {
 		return err
@@ -296,9 +296,6 @@ func runOnce(ctx context.Context, opts *Options) error {
 	}
 	tuneGC(opts.Getenv, size)
 
-	// Decoded answers: the comparison needs each resource's count and
-	// preview records. No cache: a watch run must ask the service.
-	searcher := lookup.Dedup(decodeMatches(cmdutil.ServiceSearcher(client, 0, true, false, nil)))
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	defang := opts.Defang || fm == output.MD && !opts.DefangSet
 	width := 0
@@ -311,7 +308,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	}
 	now := opts.Now()
 	s := newSink(state, w, now)
-	runErr := lookup.Run(ctx, src, searcher, lookup.Options{Concurrency: opts.Concurrency}, s)
+	runErr := service.Run(ctx, src, s)
 	complete := runErr == nil
 	if err := w.Close(now, !complete); err != nil && runErr == nil {
 		runErr = err
