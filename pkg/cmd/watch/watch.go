@@ -78,8 +78,10 @@ The state is kept per profile and base URL under $XDG_STATE_HOME/tilookup/watch/
 and resource, the count and a digest of the preview records, never the
 answers (see tilookup watch list). It is replaced atomically at the end of a
 run; an interrupted run (Ctrl-C, SIGTERM) keeps the values it finished and
-the old state of the others. A value no longer in the input is dropped from
-the list at the end of a complete run. Two runs of one NAME never overlap:
+the old state of the others. A run whose output cannot be written (a full
+disk, a closed pipe) keeps the whole state as it was and fails (exit 2): the
+next run reports those changes again. A value no longer in the input is
+dropped from the list at the end of a complete run. Two runs of one NAME never overlap:
 the second waits up to 30s, then fails (exit 3). A damaged or foreign state
 file is an error, never silently started again: move it away, or
 tilookup watch forget NAME.
@@ -299,7 +301,8 @@ func runOnce(ctx context.Context, opts *Options) error {
 	// Decoded answers: the comparison needs each resource's count and
 	// preview records. No cache: a watch run must ask the service.
 	searcher := lookup.Dedup(decodeMatches(cmdutil.ServiceSearcher(client, 0, true, false, nil)))
-	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	stdout := &failedWrites{w: opts.IO.Out}
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	defang := opts.Defang || fm == output.MD && !opts.DefangSet
 	width := 0
 	if opts.IO.IsStdoutTTY() {
@@ -319,18 +322,27 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if err := out.Flush(); err != nil && runErr == nil {
 		runErr = failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 	}
-	s.finish(complete)
-	if err := st.Save(state); err != nil {
-		// The changes are printed but not kept: the next run reports them
-		// again, which is better than losing them.
-		if runErr == nil {
-			runErr = err
+	if stdout.err != nil {
+		// Some changes may never have reached the reader (a full disk, a
+		// closed pipe): the state stays as it was, whole, so that the
+		// next run reports every one of them again rather than none.
+		runErr = failure.Wrap(failure.IO, stdout.err, "cannot write the output: "+stdout.err.Error()+
+			"; the watch state is unchanged, the next run reports these changes again")
+	} else {
+		s.finish(complete)
+		if err := st.Save(state); err != nil {
+			// The changes are printed but not kept: the next run reports them
+			// again, which is better than losing them.
+			if runErr == nil {
+				runErr = err
+			}
 		}
 	}
 	// A person at a terminal always gets the closing line: a run that
 	// found no change prints no change, and silence would look like a
 	// hang or a failure. Cron (no terminal) hears only of failures.
-	if s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY() {
+	// A run whose output failed says so in its error's line alone.
+	if stdout.err == nil && (s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY()) {
 		kept := ""
 		if s.tally.Failed > 0 {
 			kept = " (their last good answers are kept)"
@@ -339,4 +351,22 @@ func runOnce(ctx context.Context, opts *Options) error {
 			sanitize.String(opts.Name), s.tally.Total(), s.tally.Matched, s.tally.Failed, kept)
 	}
 	return s.tally.Err(runErr, true)
+}
+
+// failedWrites remembers the first failed write to the output. The
+// writers report a failure through whichever call meets it (a change's
+// Add, the last Flush, Close), or not at all once lookup.Run has stopped;
+// this is the one place that sees every byte, so that no run whose output
+// failed can pass for one whose changes were all written.
+type failedWrites struct {
+	w   io.Writer
+	err error
+}
+
+func (f *failedWrites) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
