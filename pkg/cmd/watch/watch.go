@@ -74,7 +74,9 @@ after (null where the resource did not match). A value whose lookup fails is
 reported as an error and keeps its last good answer for the next run.
 
 The state is kept per profile and base URL under $XDG_STATE_HOME/tilookup/watch/
-(~/.local/state/tilookup/watch/ when unset), one file per NAME: per value
+(~/.local/state/tilookup/watch/ when unset; the base URL without its user,
+password, query and fragment, so no secret is kept and rotating one keeps the
+lists), one file per NAME: per value
 and resource, the count and a digest of the preview records, never the
 answers (see tilookup watch list). It is replaced atomically at the end of a
 run; an interrupted run (Ctrl-C, SIGTERM) keeps the values it finished and
@@ -183,7 +185,8 @@ func scope(f *cmdutil.Factory) (string, string, error) {
 	return s.Profile, s.BaseURL, nil
 }
 
-// store is the directory of this profile and base URL. The sandbox
+// store is the directory of this profile and base URL (without the
+// URL's secrets; a list kept under the URL with them is moved). The sandbox
 // listens on another port each run: its lists are kept under one scope of
 // their own, "sandbox".
 func store(opts *Options) (watch.Store, string, string, error) {
@@ -198,7 +201,11 @@ func store(opts *Options) (watch.Store, string, string, error) {
 	if err != nil {
 		return watch.Store{}, "", "", err
 	}
-	return watch.Store{Root: root, Dir: watch.ScopeDir(root, profile, base)}, profile, base, nil
+	st := watch.NewStore(root, profile, base)
+	if err := st.Migrate(); err != nil {
+		return watch.Store{}, "", "", err
+	}
+	return st, profile, watch.ScopeURL(base), nil
 }
 
 func run(ctx context.Context, opts *Options) error {
