@@ -11,7 +11,7 @@ import (
 // hand), Decode returns a state or ErrDamaged, never panics; and a state
 // it accepts is one Encode writes back so that it reads again, to the
 // same bytes.
-func FuzzDecode(f *testing.F) {
+func FuzzWatchState(f *testing.F) {
 	empty := New("n", "default", "https://ti.example")
 	one := New("n", "default", "")
 	one.Values["203.0.113.66"] = &Entry{At: 5, Resources: []Resource{{ID: "r", Count: "2", Digest: "0123456789ab"}}}

@@ -92,7 +92,7 @@ Watch never reads the answer cache (--cache and the cache setting do not
 apply): comparing with a stored answer would report no change at all. Use
 -c and --rate to pace the service, as with search.
 
-Output: a table at a terminal, one line per change; -o json one array of
+Output: a table, one line per change and resource, fitted to the terminal; -o json one array of
 changes, -o ndjson one change per line: {"value", "type", "change",
 "resources": [{"resource", "label", "before", "after"}], "checked_at",
 "previous_checked_at"}, and for a failed value "change": "error" with
