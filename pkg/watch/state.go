@@ -137,7 +137,7 @@ func Decode(b []byte, name string) (*State, error) {
 			return nil, fmt.Errorf("%w: value %q has no entry", ErrDamaged, v)
 		}
 		for _, r := range e.Resources {
-			if r.ID == "" || !validCount(r.Count) {
+			if r.ID == "" || !validCount(r.Count) || !validDigest(r.Digest) {
 				return nil, fmt.Errorf("%w: value %q has a bad resource", ErrDamaged, v)
 			}
 		}
@@ -162,7 +162,12 @@ func decodeLines(b []byte) (st *State, ok bool) {
 	if err := dec.Decode(&st); err != nil || st == nil || dec.More() {
 		return nil, false
 	}
-	body := b[nl+1 : len(b)-len("\n}}\n")]
+	// An empty list is `"values":{` and `\n}}\n` sharing one newline:
+	// the body between them is nothing, not a slice from after its end.
+	var body []byte
+	if end := len(b) - len("\n}}\n"); end > nl {
+		body = b[nl+1 : end]
+	}
 	st.Values = make(map[string]*Entry, bytes.Count(body, []byte{'\n'})+1)
 	for len(body) > 0 {
 		line := body
@@ -216,6 +221,12 @@ func decodeLine(line []byte) (string, *Entry, bool) {
 		return "", nil, false
 	}
 	return key, e, true
+}
+
+// validDigest tells a digest previewDigest could have written (none, or
+// lower-case hex): Encode writes it as it is, unquoted.
+func validDigest(d string) bool {
+	return strings.Trim(d, "0123456789abcdef") == ""
 }
 
 func validCount(n json.Number) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,6 +55,25 @@ func ScopeDir(root, profile, baseURL string) string {
 	return filepath.Join(root, safePart(profile)+"-"+hex.EncodeToString(sum[:4]))
 }
 
+// ScopeURL is baseURL as the scope of a watch list: without its user
+// and password, its query and its fragment. The state is no place for a
+// secret, and a scope that held one would change (and orphan every list)
+// each time the secret is rotated. A URL with none of them is returned
+// as it is, byte for byte, so that its lists keep their directory.
+func ScopeURL(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		// Not a URL a run can use (the client refuses it first), so no
+		// list was ever kept against it: nothing of it is kept either.
+		return "invalid-base-url"
+	}
+	if u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" {
+		return baseURL
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
+
 func safePart(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
@@ -67,6 +87,83 @@ func safePart(s string) string {
 type Store struct {
 	Root string // DefaultDir
 	Dir  string // ScopeDir under Root
+	// Legacy is where this scope's lists were kept before the scope left
+	// the base URL's secrets out (ScopeURL), "" when it had none.
+	Legacy string
+}
+
+// NewStore is the store of profile and baseURL under root: its directory
+// is named for the base URL without its secrets.
+func NewStore(root, profile, baseURL string) Store {
+	s := Store{Root: root, Dir: ScopeDir(root, profile, ScopeURL(baseURL))}
+	if old := ScopeDir(root, profile, baseURL); old != s.Dir {
+		s.Legacy = old
+	}
+	return s
+}
+
+// Migrate moves the lists of s.Legacy into s.Dir, each under the locks of
+// both its old and its new path, and writes them with the base URL
+// without its secrets: the old key still finds its lists, once, and a
+// password rotated afterwards orphans nothing. A list already in s.Dir
+// is left where it is.
+func (s Store) Migrate() error {
+	if s.Legacy == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(s.Legacy)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return failure.Wrap(failure.Config, err, "cannot read "+s.Legacy+": "+err.Error())
+	}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || CheckName(name) != nil {
+			continue
+		}
+		if err := s.adopt(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adopt moves NAME from s.Legacy to s.Dir.
+func (s Store) adopt(name string) error {
+	if err := s.prepare(); err != nil {
+		return err
+	}
+	old := Store{Root: s.Root, Dir: s.Legacy}
+	if err := statefile.CheckDir(old.Dir); err != nil {
+		return err
+	}
+	release, err := statefile.Lock(s.Path(name), LockTimeout, "the watch list "+name)
+	if err != nil {
+		return err
+	}
+	defer release()
+	releaseOld, err := statefile.Lock(old.Path(name), LockTimeout, "the watch list "+name)
+	if err != nil {
+		return err
+	}
+	defer releaseOld()
+	if _, err := os.Lstat(s.Path(name)); err == nil {
+		return nil // a list of the new scope already: the old one stays
+	}
+	st, err := old.read(name)
+	if err != nil || st == nil {
+		return err
+	}
+	st.BaseURL = ScopeURL(st.BaseURL)
+	if err := s.Save(st); err != nil {
+		return err
+	}
+	if err := os.Remove(old.Path(name)); err != nil {
+		return failure.Wrap(failure.IO, err, "cannot delete "+old.Path(name)+" (moved to "+s.Path(name)+"): "+err.Error())
+	}
+	return nil
 }
 
 // Path is the state file of NAME.

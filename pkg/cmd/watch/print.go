@@ -12,7 +12,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
-	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
@@ -104,47 +103,58 @@ func (w *csvWriter) Add(c Change) error {
 func (w *csvWriter) Flush() error                { return w.c.Flush() }
 func (w *csvWriter) Close(time.Time, bool) error { return w.c.Close() }
 
-// tableWriter: one line per change, streamed (a column of fixed width for
-// the kind, then the value, then the resources in one cell), every string
-// through the terminal sanitizer.
+// tableWriter: one row per change and resource, laid out at the end by
+// output.WriteTable (search's layout: aligned, sanitized, fitted to the
+// terminal's width), so that a change's resources, the news, each get a
+// line rather than one line cut at the terminal's edge. A failed value is
+// one row with its error.
 type tableWriter struct {
 	out    *bufio.Writer
 	defang func(s, typ string) string
-	n      int
-	// width is the terminal's (0 when stdout is not one): a line longer
-	// than it is cut at its end, so that each change stays one line.
+	// width is the terminal's (0 when stdout is not one: nothing is cut).
 	width int
+	rows  [][]string
+}
+
+// tableColumns: RESOURCE is the news; the value gives up its width first
+// (a hash cut in the middle still reads), then TYPE is left out.
+var tableColumns = []output.Column{
+	{Title: "CHANGE"},
+	{Title: "VALUE", Min: 14, Token: true},
+	{Title: "TYPE", Drop: 1},
+	{Title: "RESOURCE", Min: 44},
 }
 
 func (w *tableWriter) Add(c Change) error {
-	w.n++
-	var what string
-	if c.Error != nil {
-		what = c.Error.Message
-	} else {
-		parts := make([]string, len(c.Resources))
-		for i, d := range c.Resources {
-			label := d.Name()
-			parts[i] = fmt.Sprintf("%s %s→%s", label, countText(d.Before), countText(d.After))
+	value := w.defang(c.Value, c.Type)
+	if c.Error != nil || len(c.Resources) == 0 {
+		what := ""
+		if c.Error != nil {
+			what = c.Error.Message
 		}
-		what = strings.Join(parts, ", ")
+		w.rows = append(w.rows, []string{c.Change, value, c.Type, what})
+		return nil
 	}
-	line := fmt.Sprintf("%-8s %s  %s  %s", c.Change, sanitize.String(w.defang(c.Value, c.Type)), sanitize.String(c.Type), sanitize.String(what))
-	if w.width > 0 {
-		line = sanitize.Truncate(line, w.width)
-	}
-	_, err := fmt.Fprintln(w.out, line)
-	return failure.WriteError(err)
-}
-
-func (w *tableWriter) Flush() error { return failure.WriteError(w.out.Flush()) }
-
-func (w *tableWriter) Close(_ time.Time, interrupted bool) error {
-	if interrupted {
-		_, err := fmt.Fprintln(w.out, "(interrupted: the values not reached were not compared)")
-		return failure.WriteError(err)
+	for _, d := range c.Resources {
+		w.rows = append(w.rows, []string{c.Change, value, c.Type, fmt.Sprintf("%s %s→%s", d.Name(), countText(d.Before), countText(d.After))})
 	}
 	return nil
+}
+
+func (w *tableWriter) Flush() error { return nil }
+
+func (w *tableWriter) Close(_ time.Time, interrupted bool) error {
+	if len(w.rows) > 0 {
+		if err := output.WriteTable(output.Options{Out: w.out, TTY: w.width > 0, Width: w.width}, tableColumns, w.rows); err != nil {
+			return err
+		}
+	}
+	if interrupted {
+		if _, err := fmt.Fprintln(w.out, "(interrupted: the values not reached were not compared)"); err != nil {
+			return failure.WriteError(err)
+		}
+	}
+	return failure.WriteError(w.out.Flush())
 }
 
 // mdWriter is one document for a mail or a ticket, written at the end:

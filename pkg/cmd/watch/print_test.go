@@ -38,7 +38,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 		{output.CSV, false, false, []string{"value,type,change,resource,label,before,after,checked_at,previous_checked_at,error\n", `evil.example,domain,new,r,"'=HYPERLINK(""x"")`}, nil},
 		{output.CSV, false, true, []string{"evil[.]example,domain,new"}, nil},
 		{output.MD, false, true, []string{"# Watch n: 1 changed, 0 failed", "| new | `evil[.]example` | domain |", `\|a\|`, "| - | 1 |"}, []string{"\x1b", "\u202e", "[l](http"}},
-		{output.Table, true, false, []string{"new      evil.example  domain  "}, []string{"\x1b", "\u202e"}},
+		{output.Table, true, false, []string{"new     evil.example  domain  =HYPERLINK"}, []string{"\x1b", "\u202e"}},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
@@ -74,20 +74,46 @@ func TestNoPrinterForAFormatWatchDoesNotWrite(t *testing.T) {
 	}
 }
 
-// At a terminal each change stays one line: a long one is cut at the
-// terminal's width.
+// At 80 columns the table fits and stays aligned, and the resources, the
+// news, show whole, one line each: the value gives up its width instead.
 func TestTableFitsTheTerminal(t *testing.T) {
 	var b bytes.Buffer
 	out := bufio.NewWriter(&b)
 	w, _ := newWriter(output.Table, out, "n", true, false, false, 80, export.MISPOptions{})
-	c := Change{Value: "login-update.example.net", Type: "domain", Change: "new", Resources: []watch.Delta{
-		{Resource: "a", Label: "Passive DNS"}, {Resource: "b", Label: "Domain intelligence"}, {Resource: "c", Label: "Phishing URLs"}, {Resource: "d", Label: "Community IOC feed"}}}
-	if err := w.Add(c); err != nil {
+	before, after := json.Number("5"), json.Number("14")
+	changes := []Change{
+		{Value: "login-update.example.net", Type: "domain", Change: "new", Resources: []watch.Delta{
+			{Resource: "a", Label: "Passive DNS", After: &after}, {Resource: "b", Label: "Domain intelligence", After: &after},
+			{Resource: "c", Label: "Phishing URLs", After: &after}, {Resource: "d", Label: "Exploitation observed (demo sensors)", After: &after}}},
+		{Value: strings.Repeat("ab", 32), Type: "sha256", Change: "changed", Resources: []watch.Delta{
+			{Resource: "e", Label: "Sandbox detonations", Before: &before, After: &after}}},
+	}
+	for _, c := range changes {
+		if err := w.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(time.Unix(0, 0), false); err != nil {
 		t.Fatal(err)
 	}
-	out.Flush()
-	line := strings.TrimSuffix(b.String(), "\n")
-	if strings.Contains(line, "\n") || utf8.RuneCountInString(line) != 80 || !strings.HasSuffix(line, "…") {
-		t.Errorf("%d runes: %q", utf8.RuneCountInString(line), line)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	col := strings.Index(lines[0], "RESOURCE")
+	n := 0
+	for _, c := range changes {
+		for _, d := range c.Resources {
+			n++
+			want := d.Label + " " + countText(d.Before) + "→" + countText(d.After)
+			if n >= len(lines) || !strings.HasSuffix(lines[n], want) || utf8.RuneCountInString(lines[n])-utf8.RuneCountInString(want) != col {
+				t.Errorf("line %d: want %q whole, at column %d:\n%s", n, want, col, b.String())
+			}
+		}
+	}
+	for _, l := range lines {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("%d runes: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	if len(lines) != n+1 {
+		t.Errorf("%d lines for a header and %d resources:\n%s", len(lines), n, b.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"time"
@@ -71,12 +72,16 @@ after (null where the resource did not match). A value whose lookup fails is
 reported as an error and keeps its last good answer for the next run.
 
 The state is kept per profile and base URL under $XDG_STATE_HOME/tilookup/watch/
-(~/.local/state/tilookup/watch/ when unset), one file per NAME: per value
+(~/.local/state/tilookup/watch/ when unset; the base URL without its user,
+password, query and fragment, so no secret is kept and rotating one keeps the
+lists), one file per NAME: per value
 and resource, the count and a digest of the preview records, never the
 answers (see tilookup watch list). It is replaced atomically at the end of a
 run; an interrupted run (Ctrl-C, SIGTERM) keeps the values it finished and
-the old state of the others. A value no longer in the input is dropped from
-the list at the end of a complete run. Two runs of one NAME never overlap:
+the old state of the others. A run whose output cannot be written (a full
+disk, a closed pipe) keeps the whole state as it was and fails (exit 2): the
+next run reports those changes again. A value no longer in the input is
+dropped from the list at the end of a complete run. Two runs of one NAME never overlap:
 the second waits up to 30s, then fails (exit 3). A damaged or foreign state
 file is an error, never silently started again: move it away, or
 tilookup watch forget NAME.
@@ -85,7 +90,7 @@ Watch never reads the answer cache (--cache and the cache setting do not
 apply): comparing with a stored answer would report no change at all. Use
 -c and --rate to pace the service, as with search.
 
-Output: a table at a terminal, one line per change; -o json one array of
+Output: a table, one line per change and resource, fitted to the terminal; -o json one array of
 changes, -o ndjson one change per line: {"value", "type", "change",
 "resources": [{"resource", "label", "before", "after"}], "checked_at",
 "previous_checked_at"}, and for a failed value "change": "error" with
@@ -179,7 +184,8 @@ func scope(f *cmdutil.Factory) (string, string, error) {
 	return s.Profile, s.BaseURL, nil
 }
 
-// store is the directory of this profile and base URL. The sandbox
+// store is the directory of this profile and base URL (without the
+// URL's secrets; a list kept under the URL with them is moved). The sandbox
 // listens on another port each run: its lists are kept under one scope of
 // their own, "sandbox".
 func store(opts *Options) (watch.Store, string, string, error) {
@@ -194,7 +200,11 @@ func store(opts *Options) (watch.Store, string, string, error) {
 	if err != nil {
 		return watch.Store{}, "", "", err
 	}
-	return watch.Store{Root: root, Dir: watch.ScopeDir(root, profile, base)}, profile, base, nil
+	st := watch.NewStore(root, profile, base)
+	if err := st.Migrate(); err != nil {
+		return watch.Store{}, "", "", err
+	}
+	return st, profile, watch.ScopeURL(base), nil
 }
 
 func run(ctx context.Context, opts *Options) error {
@@ -296,7 +306,8 @@ func runOnce(ctx context.Context, opts *Options) error {
 	}
 	tuneGC(opts.Getenv, size)
 
-	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	stdout := &failedWrites{w: opts.IO.Out}
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	defang := opts.Defang || fm == output.MD && !opts.DefangSet
 	width := 0
 	if opts.IO.IsStdoutTTY() {
@@ -316,18 +327,27 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if err := out.Flush(); err != nil && runErr == nil {
 		runErr = failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 	}
-	s.finish(complete)
-	if err := st.Save(state); err != nil {
-		// The changes are printed but not kept: the next run reports them
-		// again, which is better than losing them.
-		if runErr == nil {
-			runErr = err
+	if stdout.err != nil {
+		// Some changes may never have reached the reader (a full disk, a
+		// closed pipe): the state stays as it was, whole, so that the
+		// next run reports every one of them again rather than none.
+		runErr = failure.Wrap(failure.IO, stdout.err, "cannot write the output: "+stdout.err.Error()+
+			"; the watch state is unchanged, the next run reports these changes again")
+	} else {
+		s.finish(complete)
+		if err := st.Save(state); err != nil {
+			// The changes are printed but not kept: the next run reports them
+			// again, which is better than losing them.
+			if runErr == nil {
+				runErr = err
+			}
 		}
 	}
 	// A person at a terminal always gets the closing line: a run that
 	// found no change prints no change, and silence would look like a
 	// hang or a failure. Cron (no terminal) hears only of failures.
-	if s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY() {
+	// A run whose output failed says so in its error's line alone.
+	if stdout.err == nil && (s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY()) {
 		kept := ""
 		if s.tally.Failed > 0 {
 			kept = " (their last good answers are kept)"
@@ -336,4 +356,22 @@ func runOnce(ctx context.Context, opts *Options) error {
 			sanitize.String(opts.Name), s.tally.Total(), s.tally.Matched, s.tally.Failed, kept)
 	}
 	return s.tally.Err(runErr, true)
+}
+
+// failedWrites remembers the first failed write to the output. The
+// writers report a failure through whichever call meets it (a change's
+// Add, the last Flush, Close), or not at all once lookup.Run has stopped;
+// this is the one place that sees every byte, so that no run whose output
+// failed can pass for one whose changes were all written.
+type failedWrites struct {
+	w   io.Writer
+	err error
+}
+
+func (f *failedWrites) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
