@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -78,6 +79,14 @@ func Open(r io.Reader, f Format, names []string) (*Source, *Layout, error) {
 	}
 	layout := &Layout{Format: f}
 	s := &Source{rd: NewReader(br, f), layout: layout}
+	if f == NDJSON {
+		// A BOM is no part of the first object, and an NDJSON output
+		// has no header to keep it in (a CSV or TSV header keeps it).
+		if head, _ := br.Peek(len(bom)); bytes.Equal(head, bom) {
+			n, _ := br.Discard(len(bom))
+			s.rd.offset += int64(n)
+		}
+	}
 	if f != NDJSON {
 		rec, err := s.rd.Next()
 		if err == io.EOF {
