@@ -161,9 +161,12 @@ func run(ctx context.Context, opts *Options) error {
 	} else if opts.IO.IsStdinTTY() {
 		return cmdutil.UsageError("give a FILE, or pipe an export on stdin")
 	}
-	if f, ok := in.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
+	if st, ok := statOf(in); ok && st.Mode().IsRegular() {
+		size = st.Size()
+		if out, ok := statOf(opts.IO.Out); ok && os.SameFile(st, out) {
+			// `enrich FILE >> FILE` would read its own output back and
+			// grow FILE until the disk is full.
+			return failure.New(failure.Usage, "input file is output file: write the output to another file")
 		}
 	}
 	var skipper *triage.Skipper
@@ -227,6 +230,21 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	report(opts.IO.ErrOut, sink)
 	return sink.Tally.Err(runErr, true)
+}
+
+// statOf describes the file behind a stream: an *os.File, or the process's
+// stdout behind the writer pkg/cli wraps it in (which has its Fd).
+func statOf(stream any) (os.FileInfo, bool) {
+	f, ok := stream.(*os.File)
+	if !ok {
+		fd, hasFd := stream.(interface{ Fd() uintptr })
+		if !hasFd || fd.Fd() != os.Stdout.Fd() {
+			return nil, false
+		}
+		f = os.Stdout
+	}
+	st, err := f.Stat()
+	return st, err == nil
 }
 
 // outputFormat says whether the records go out as NDJSON objects: the
