@@ -432,3 +432,28 @@ func TestTerminalCleaned(t *testing.T) {
 		}
 	}
 }
+
+// A quote that opens a cell and never closes makes the rest of the input
+// one record: it is a bad row, named by its line and written back
+// unchanged, never taken silently as one long cell.
+func TestUnclosedQuoteBadRow(t *testing.T) {
+	rest := "198.51.100.250,\"never closed\n203.0.113.66,x\n"
+	in := "ip,note\n203.0.113.66,ok\n" + rest
+	out, sink, err := enrichString(t, in, runOpts{names: []string{"ip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.BadRows) != 1 || !strings.Contains(sink.BadRows[0].Error(), "line 3: ") {
+		t.Fatalf("bad rows %v, want one naming line 3", sink.BadRows)
+	}
+	if failure.ExitCode(sink.Tally.Err(nil, true)) != failure.ExitUsage {
+		t.Errorf("exit %d, want 2", failure.ExitCode(sink.Tally.Err(nil, true)))
+	}
+	if !strings.HasSuffix(out, rest) || !strings.Contains(out, "203.0.113.66,ok,"+Matched) {
+		t.Errorf("output:\n%s", out)
+	}
+	// In the header, it leaves no record to enrich: an error.
+	if _, _, err := Open(strings.NewReader("ip,\"note\n1,2\n"), CSV, []string{"ip"}); err == nil || !strings.Contains(err.Error(), "line 1: ") {
+		t.Errorf("header: err = %v", err)
+	}
+}

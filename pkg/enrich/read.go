@@ -84,6 +84,9 @@ type Record struct {
 	End    string // the line end as read: "\r\n", "\n" or "" at the end of the input
 	Line   int    // the line the record starts on, from 1
 	Offset int64  // bytes of input read through the end of this record
+	// Err says why the record cannot be read as cells (a CSV quote that
+	// never closes): it is to be written back unchanged.
+	Err error
 }
 
 // Reader reads an export record by record. A CSV record ends at a line
@@ -140,7 +143,11 @@ func (r *Reader) Next() (Record, error) {
 				return Record{}, io.EOF
 			}
 			r.line += bytes.Count(buf, []byte{'\n'})
-			return Record{Raw: buf, Line: start, Offset: r.offset}, nil
+			rec := Record{Raw: buf, Line: start, Offset: r.offset}
+			if st.inQuote {
+				rec.Err = failure.New(failure.Input, "line %d: a quote opens a cell and never closes: the rest of the input is one record, written back unchanged", start)
+			}
+			return rec, nil
 		case err != nil:
 			return Record{}, failure.Wrap(failure.IO, err, "cannot read the input: "+err.Error())
 		}

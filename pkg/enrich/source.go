@@ -92,6 +92,9 @@ func Open(r io.Reader, f Format, names []string) (*Source, *Layout, error) {
 		if err == io.EOF {
 			return nil, nil, failure.New(failure.Input, "the input is empty: a %s export needs a header", f)
 		}
+		if err == nil {
+			err = rec.Err // the whole input is the header
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -188,7 +191,9 @@ func (s *Source) detect() ([]Column, error) {
 		}
 	} else {
 		for _, rec := range s.replay {
-			rows = append(rows, Cells(rec.Raw, s.layout.Format))
+			if rec.Err == nil {
+				rows = append(rows, Cells(rec.Raw, s.layout.Format))
+			}
 		}
 	}
 	cols := DetectColumns(names, rows)
@@ -235,6 +240,10 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 		out = append(out, lookup.Item{Err: emptyCell, Offset: rec.Offset})
 	}
 	out[0].Input = string(rec.Raw) + rec.End
+	if rec.Err != nil {
+		out[0].Err = &rowError{rec.Err}
+		return out
+	}
 	if s.layout.Format == NDJSON {
 		if len(strings.TrimSpace(string(rec.Raw))) == 0 {
 			return out // a blank line: written back as it is
