@@ -3,6 +3,7 @@ package enrich
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -455,5 +456,61 @@ func TestUnclosedQuoteBadRow(t *testing.T) {
 	// In the header, it leaves no record to enrich: an error.
 	if _, _, err := Open(strings.NewReader("ip,\"note\n1,2\n"), CSV, []string{"ip"}); err == nil || !strings.Contains(err.Error(), "line 1: ") {
 		t.Errorf("header: err = %v", err)
+	}
+}
+
+// A ragged record never puts a cell under another column's name: a short
+// one is padded to the header, so that the added cells stay under theirs;
+// a long one is a bad row, named by its line and written back unchanged.
+func TestRaggedRows(t *testing.T) {
+	for _, f := range []Format{CSV, TSV} {
+		d := string(Delimiter(f))
+		row := func(cells ...string) string { return strings.Join(cells, d) + "\n" }
+		header := row("n", "ip", "note")
+		long := row("2", "203.0.113.66", "x", "extra")
+		in := header + row("1", "203.0.113.66") + long + row("3", "198.51.100.250", "y")
+		out, sink, err := enrichString(t, in, runOpts{format: f, names: []string{"ip"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := readAll(t, out, f)
+		if len(recs) != 4 {
+			t.Fatalf("%v: %d records, want 4:\n%s", f, len(recs), out)
+		}
+		width := len(Cells(recs[0].Raw, f))
+		for i, want := range map[int]string{1: Matched, 3: NoMatch} {
+			if cells := Cells(recs[i].Raw, f); len(cells) != width || cells[3] != want {
+				t.Errorf("%v: record %d: %q, want %d cells and %s under tl_ip_status", f, i, cells, width, want)
+			}
+		}
+		if string(recs[2].Raw)+"\n" != long {
+			t.Errorf("%v: the long row changed: %q", f, recs[2].Raw)
+		}
+		if len(sink.BadRows) != 1 || !strings.Contains(sink.BadRows[0].Error(), "line 3: 4 cells, the header has 3") {
+			t.Errorf("%v: bad rows %v, want line 3 named", f, sink.BadRows)
+		}
+	}
+}
+
+// Written as NDJSON objects, a bad CSV record is still one object (its
+// cells under their positions past the header, no looked-up field): the
+// output stays NDJSON.
+func TestBadRowsToNDJSON(t *testing.T) {
+	in := "n,ip\n1,203.0.113.66,extra\n2,\"never closed\n3,x\n"
+	out, sink, err := enrichString(t, in, runOpts{names: []string{"ip"}, toNDJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.BadRows) != 2 {
+		t.Errorf("bad rows %v, want 2", sink.BadRows)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("not JSON: %q", l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], `"_3":"extra"`) {
+		t.Errorf("output:\n%s", out)
 	}
 }

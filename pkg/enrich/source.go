@@ -41,6 +41,7 @@ type Source struct {
 	// thousand values millions of times, and preparing a value (refang,
 	// type, skip rules) costs more than reading its row.
 	seen map[string]lookup.Item
+	raw  [][]byte // a record's cells, reused
 }
 
 // seenMax bounds Source.seen; it starts over when full.
@@ -262,13 +263,34 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 		}
 		return out
 	}
-	EachCell(rec.Raw, s.layout.Format, s.last, func(n int, cell []byte) {
-		for i, c := range cols {
-			if c.Index == n {
-				s.rawCell(&out[i], cell)
-			}
+	// The columns' cells, looked up only once the record is known to
+	// have the header's shape.
+	raw := s.raw[:0]
+	cells := 0
+	EachCell(rec.Raw, s.layout.Format, -1, func(n int, cell []byte) {
+		cells++
+		if n <= s.last {
+			raw = append(raw, cell)
 		}
 	})
+	s.raw = raw
+	width := len(s.layout.Header)
+	if cells > width {
+		// Which of its cells is under which name cannot be told.
+		out[0].Err = &rowError{failure.New(failure.Input, "line %d: %d cells, the header has %d: written back unchanged", rec.Line, cells, width)}
+		return out
+	}
+	if cells < width {
+		// Empty cells up to the header's width keep the added ones under
+		// their names.
+		pad := strings.Repeat(string(Delimiter(s.layout.Format)), width-cells)
+		out[0].Input = string(rec.Raw) + pad + rec.End
+	}
+	for i, c := range cols {
+		if c.Index < len(raw) {
+			s.rawCell(&out[i], raw[c.Index])
+		}
+	}
 	return out
 }
 

@@ -112,13 +112,20 @@ func (w *Writer) lineEnd(end string) string {
 
 // Row writes one record (raw: its bytes and line end, as Source gave
 // them) with the outcomes of its columns. A record that cannot carry them
-// (an NDJSON line that is not an object) is written back unchanged.
+// (an NDJSON line that is not an object, a CSV record longer than the
+// header) is written back unchanged, or as an object of its cells when a
+// CSV or TSV input goes out as NDJSON.
 func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 	body, end := splitEnd(raw)
 	body = w.shown(body)
 	b := &w.buf
 	b.Reset()
 	switch {
+	case w.ndjson && w.layout.Format != NDJSON:
+		// A bad record too: its cells as they are, so that the output
+		// stays NDJSON.
+		w.object(body, outs)
+		b.WriteByte('\n')
 	case bad || (w.layout.Format == NDJSON && strings.TrimSpace(body) == ""):
 		b.WriteString(body)
 		b.WriteString(end)
@@ -127,9 +134,6 @@ func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 			b.WriteString(body)
 		}
 		b.WriteString(w.lineEnd(end))
-	case w.ndjson:
-		w.object(body, outs)
-		b.WriteByte('\n')
 	default:
 		b.WriteString(body)
 		d := Delimiter(w.layout.Format)
