@@ -514,3 +514,31 @@ func TestBadRowsToNDJSON(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// A dotted --column reads nested objects, as an Elastic export writes them;
+// a member whose own name has the dot wins.
+func TestDottedField(t *testing.T) {
+	in := `{"destination":{"ip":"203.0.113.66","port":443}}` + "\n" +
+		`{"destination.ip":"203.0.113.66","destination":{"ip":"198.51.100.250"}}` + "\n" +
+		`{"destination":{"ip":"198.51.100.250"}}` + "\n" +
+		`{"destination":"203.0.113.66"}` + "\n"
+	out, _, err := enrichString(t, in, runOpts{names: []string{"destination.ip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`"tilookup":{"destination.ip":{"status":"matched"`,
+		`"tilookup":{"destination.ip":{"status":"matched"`,
+		`"tilookup":{"destination.ip":{"status":"no_match"`,
+		`"tilookup":{}}`,
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d: %s\nwant %s", i+1, lines[i], w)
+		}
+	}
+}

@@ -141,6 +141,9 @@ func (s *Source) named(names []string) ([]Column, error) {
 		}
 		seen[n] = true
 		if s.layout.Format == NDJSON {
+			if err := s.sampled(n); err != nil {
+				return nil, err
+			}
 			out = append(out, Column{Name: n, Index: -1})
 			continue
 		}
@@ -151,6 +154,34 @@ func (s *Source) named(names []string) ([]Column, error) {
 		out = append(out, Column{Name: n, Index: i})
 	}
 	return out, nil
+}
+
+// sampled checks that an NDJSON field is in some sampled object, as a CSV
+// column must be in the header: a misspelt name would match nothing, and
+// the run would say nothing of it. With no object sampled (an empty
+// input) there is nothing to check against.
+func (s *Source) sampled(name string) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, rec := range s.replay {
+		fields, err := Fields(rec.Raw)
+		if err != nil {
+			continue
+		}
+		if _, ok := Lookup(fields, name); ok {
+			return nil
+		}
+		for _, f := range fields {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				names = append(names, f.Name)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	return failure.New(failure.Usage, "no field %q in the first %d records; the fields are: %s", name, SampleRows, strings.Join(names, ", "))
 }
 
 func indexOf(names []string, n string) int {
@@ -255,10 +286,8 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 			return out
 		}
 		for i, c := range cols {
-			for _, fl := range fields {
-				if fl.Name == c.Name {
-					s.cell(&out[i], Text(fl.Value))
-				}
+			if v, ok := Lookup(fields, c.Name); ok {
+				s.cell(&out[i], Text(v))
 			}
 		}
 		return out

@@ -72,8 +72,9 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 by its content or set with --input. It writes every record back, in order,
 with what the service knows about the indicators in it.
 
---column NAME (repeatable; NDJSON: a top-level field) names the columns that
-hold indicators. Without it they are detected from the first 100 records: a
+--column NAME (repeatable; NDJSON: a field, a dotted name such as
+destination.ip reading a nested one) names the columns that hold
+indicators; an unknown name is an error. Without it they are detected from the first 100 records: a
 column is taken when most of its cells are indicators of one type, never when
 it holds free text (a message, a user agent); the columns taken are named on
 stderr.
