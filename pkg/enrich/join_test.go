@@ -57,6 +57,9 @@ func (f *fake) Search(ctx context.Context, v string) (*api.SearchResponse, error
 		return &api.SearchResponse{Query: v, Results: []api.Result{{Resource: "malware", Label: "=HYPERLINK(\"x\")", DetailURL: "@https://ti.example/m"}}}, nil
 	case v == "unsupported.example":
 		return &api.SearchResponse{Query: v, UnsupportedReason: "no resource searches this type"}, nil
+	case v == "203.0.113.99":
+		// Labels a hostile service could send to a terminal.
+		return &api.SearchResponse{Query: v, Results: []api.Result{{Resource: "x", Label: "rep\u202eort\u009b31m\u200b", DetailURL: "https://ti.example/\x1b[2J"}}}, nil
 	case v == "192.0.2.13":
 		return nil, failure.New(failure.Server, "search: 503 Service Unavailable")
 	case strings.HasPrefix(v, "slow"):
@@ -408,28 +411,50 @@ func TestLongRow(t *testing.T) {
 	}
 }
 
-// On a terminal, the records' own bytes are cleaned of escape sequences;
-// to a file or a pipe they are unchanged.
+// On a terminal, everything written is cleaned of what a terminal would
+// act on or hide (escape sequences, U+202E, U+200B, U+009B), the input's
+// bytes, its keys and the service's labels alike, by pkg/sanitize; NDJSON
+// stays JSON. A file or a pipe gets the input's bytes unchanged.
 func TestTerminalCleaned(t *testing.T) {
-	in := "ip,log\n203.0.113.66,\"a\x1b]0;pwned\x07b\"\n"
-	for _, tty := range []bool{false, true} {
-		src, layout, err := Open(strings.NewReader(in), Auto, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		w := NewWriter(&out, layout, false)
-		if tty {
-			w.Terminal = sanitize.Multiline
-		}
-		if err := w.Header(); err != nil {
-			t.Fatal(err)
-		}
-		if err := lookup.Run(context.Background(), src, lookup.Dedup(&fake{}), lookup.Options{Concurrency: 1}, NewSink(w)); err != nil {
-			t.Fatal(err)
-		}
-		if has := strings.Contains(out.String(), "\x1b"); has == tty {
-			t.Errorf("tty %v: escape in the output: %v\n%q", tty, has, out.String())
+	const hostile = "\x1b]0;pwned\x07\u202e\u200b\u009b31m"
+	tests := []struct {
+		name, in string
+		toNDJSON bool
+	}{
+		{"csv", "ip\u200b,log\n203.0.113.66,\"a" + hostile + "b\"\n203.0.113.99,x\n", false},
+		{"csv to ndjson", "ip\u200b,log\n203.0.113.66,\"a" + hostile + "b\"\n203.0.113.99,x\n", true},
+		{"ndjson", `{"ip\u200b":"203.0.113.66","log":"a\u001b]0;pwned\u0007\u202e"}` + "\n" + `{"ip\u200b":"203.0.113.99","raw":"\u009b"}` + "\n", false},
+	}
+	for _, tt := range tests {
+		for _, tty := range []bool{false, true} {
+			src, layout, err := Open(strings.NewReader(tt.in), Auto, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			w := NewWriter(&out, layout, tt.toNDJSON)
+			w.Terminal = tty
+			if err := w.Header(); err != nil {
+				t.Fatal(err)
+			}
+			if err := lookup.Run(context.Background(), src, lookup.Dedup(&fake{}), lookup.Options{Concurrency: 1}, NewSink(w)); err != nil {
+				t.Fatal(err)
+			}
+			got := out.String()
+			if tty {
+				if i := strings.IndexFunc(got, func(r rune) bool { return r != '\n' && r != '\r' && sanitize.IsUnsafe(r) }); i >= 0 {
+					t.Errorf("%s: %q reaches the terminal:\n%q", tt.name, []rune(got[i:])[0], got)
+				}
+			} else if tt.name == "csv" && !strings.HasPrefix(got, tt.in[:strings.IndexByte(tt.in, '\n')]) {
+				t.Errorf("%s: the header changed for a file:\n%q", tt.name, got)
+			}
+			if layout.Format == NDJSON || tt.toNDJSON {
+				for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+					if !json.Valid([]byte(l)) {
+						t.Errorf("%s, tty %v: not JSON: %q", tt.name, tty, l)
+					}
+				}
+			}
 		}
 	}
 }

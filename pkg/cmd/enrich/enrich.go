@@ -212,9 +212,7 @@ func run(ctx context.Context, opts *Options) error {
 	w := enrich.NewWriter(out, layout, toNDJSON)
 	outOpts.CSVRaw = opts.CSVRaw
 	w.Cell = outOpts.CSVCell
-	if outOpts.TTY {
-		w.Terminal = sanitize.Multiline
-	}
+	w.Terminal = outOpts.TTY
 	sink := enrich.NewSink(w)
 	sink.FlushOut = out.Flush
 	if opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
@@ -271,21 +269,22 @@ func outputFormat(set bool, f output.Format, in enrich.Format) (toNDJSON bool, e
 func describe(cols []enrich.Column) string {
 	var parts []string
 	for _, c := range cols {
-		parts = append(parts, fmt.Sprintf("%s (%s)", c.Name, c.Kind))
+		parts = append(parts, fmt.Sprintf("%s (%s)", sanitize.Line(c.Name), c.Kind))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // report says on stderr what the added cells alone would not: cells that
-// failed, and records written back without them.
+// failed, and records written back without them. Each line may quote the
+// input or the service: one sanitized line each.
 func report(w io.Writer, s *enrich.Sink) {
 	for _, e := range s.BadRows {
-		fmt.Fprintf(w, "enrich: %v\n", e)
+		fmt.Fprintln(w, sanitize.Line("enrich: "+e.Error()))
 	}
 	switch {
 	case s.Failed == 1:
-		fmt.Fprintf(w, "enrich: 1 cell failed: %s\n", s.FirstErr)
+		fmt.Fprintln(w, sanitize.Line("enrich: 1 cell failed: "+s.FirstErr))
 	case s.Failed > 1:
-		fmt.Fprintf(w, "enrich: %d cells failed; the first: %s\n", s.Failed, s.FirstErr)
+		fmt.Fprintln(w, sanitize.Line(fmt.Sprintf("enrich: %d cells failed; the first: %s", s.Failed, s.FirstErr)))
 	}
 }

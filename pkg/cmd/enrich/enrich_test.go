@@ -13,6 +13,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // The output is the input's format unless -o asks for JSON; a format that
@@ -108,5 +109,23 @@ func TestOutputIsInput(t *testing.T) {
 				t.Errorf("the file changed: %q", got)
 			}
 		})
+	}
+}
+
+// What enrich itself writes on stderr (the columns taken, the bad rows,
+// the first failed cell) may quote an NDJSON key or a value: it reaches
+// the terminal through pkg/sanitize, one line each.
+func TestStderrSanitized(t *testing.T) {
+	const hostile = "a\x1b]0;pwned\x07\u202e\u200b\u009b31m\nb"
+	var b strings.Builder
+	b.WriteString(describe([]enrich.Column{{Name: hostile, Kind: "ipv4"}}) + "\n")
+	sink := &enrich.Sink{BadRows: []error{errors.New(hostile)}, Failed: 2, FirstErr: hostile}
+	report(&b, sink)
+	got := b.String()
+	if i := strings.IndexFunc(got, func(r rune) bool { return r != '\n' && sanitize.IsUnsafe(r) }); i >= 0 {
+		t.Errorf("%q reaches stderr:\n%q", []rune(got[i:])[0], got)
+	}
+	if n := strings.Count(got, "\n"); n != 3 {
+		t.Errorf("%d lines, want 3:\n%s", n, got)
 	}
 }
