@@ -200,7 +200,7 @@ func indexOf(names []string, n string) int {
 
 func (s *Source) detect() ([]Column, error) {
 	names := s.layout.Header
-	var rows [][]string
+	d := detector{cols: make([]tally, len(names))}
 	if s.layout.Format == NDJSON {
 		pos := map[string]int{}
 		for _, rec := range s.replay {
@@ -208,27 +208,30 @@ func (s *Source) detect() ([]Column, error) {
 			if err != nil {
 				continue
 			}
-			row := make([]string, len(names))
 			for _, fl := range fields {
 				i, ok := pos[fl.Name]
 				if !ok {
 					i = len(names)
 					pos[fl.Name] = i
 					names = append(names, fl.Name)
-					row = append(row, "")
 				}
-				row[i] = Text(fl.Value)
+				d.add(i, []byte(Text(fl.Value)))
 			}
-			rows = append(rows, row)
 		}
 	} else {
 		for _, rec := range s.replay {
-			if rec.Err == nil {
-				rows = append(rows, Cells(rec.Raw, s.layout.Format))
+			if rec.Err != nil {
+				continue
 			}
+			EachCell(rec.Raw, s.layout.Format, len(names)-1, func(i int, cell []byte) {
+				if s.layout.Format == CSV && len(cell) > 0 && cell[0] == '"' {
+					cell = []byte(unquote(cell))
+				}
+				d.add(i, cell)
+			})
 		}
 	}
-	cols := DetectColumns(names, rows)
+	cols := d.columns(names)
 	if len(cols) == 0 {
 		what := "column"
 		if s.layout.Format == NDJSON {
@@ -271,7 +274,7 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 	for range cols {
 		out = append(out, lookup.Item{Err: emptyCell, Offset: rec.Offset})
 	}
-	out[0].Input = string(rec.Raw) + rec.End
+	out[0].Input = concat(rec.Raw, rec.End, "")
 	if rec.Err != nil {
 		out[0].Err = &rowError{rec.Err}
 		return out
@@ -313,7 +316,7 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 		// Empty cells up to the header's width keep the added ones under
 		// their names.
 		pad := strings.Repeat(string(Delimiter(s.layout.Format)), width-cells)
-		out[0].Input = string(rec.Raw) + pad + rec.End
+		out[0].Input = concat(rec.Raw, pad, rec.End)
 	}
 	for i, c := range cols {
 		if c.Index < len(raw) {
@@ -321,6 +324,17 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 		}
 	}
 	return out
+}
+
+// concat is raw followed by a and b in one allocation (string(raw) + a
+// copies a long record twice).
+func concat(raw []byte, a, b string) string {
+	var sb strings.Builder
+	sb.Grow(len(raw) + len(a) + len(b))
+	sb.Write(raw)
+	sb.WriteString(a)
+	sb.WriteString(b)
+	return sb.String()
 }
 
 // rawCell is cell for a CSV or TSV cell's bytes, through s.seen.
