@@ -26,27 +26,80 @@ type Column struct {
 // space inside, like a message or a user agent) is never taken, even when
 // its cells hold indicators: those are for extract and triage.
 func DetectColumns(names []string, rows [][]string) []Column {
-	var out []Column
-	for c, name := range names {
-		nonEmpty, free := 0, 0
-		types := map[ioc.Type]int{}
-		for _, row := range rows {
-			if c >= len(row) {
-				continue
-			}
-			t, isFree := classify(row[c])
-			switch {
-			case isFree:
-				nonEmpty++
-				free++
-			case t != "":
-				nonEmpty++
-				if t != ioc.Unknown {
-					types[t]++
-				}
+	var d detector
+	for _, row := range rows {
+		for c, cell := range row {
+			if c < len(names) {
+				d.add(c, []byte(cell))
 			}
 		}
-		if nonEmpty == 0 || free*10 > nonEmpty {
+	}
+	return d.columns(names)
+}
+
+// detector counts what the cells of each column are, a record at a time,
+// so that a sample is never held as cells: an export of 100,000 columns
+// would cost many times its size as strings.
+type detector struct {
+	cols []tally
+	// memo remembers how recent cell texts classify: a wide export
+	// repeats a few values across its columns, and classifying is the
+	// cost of detection.
+	memo map[string]cellClass
+}
+
+// memoMax bounds detector.memo; it starts over when full.
+const memoMax = 8192
+
+type tally struct {
+	nonEmpty, free int32
+	types          map[ioc.Type]int // nil until a cell is an indicator
+}
+
+type cellClass struct {
+	t    ioc.Type
+	free bool
+}
+
+// add counts the text of the cell of column c.
+func (d *detector) add(c int, cell []byte) {
+	cl, ok := d.memo[string(cell)] // no copy for the look-up
+	if !ok {
+		text := string(cell)
+		cl.t, cl.free = classify(text)
+		if d.memo == nil || len(d.memo) >= memoMax {
+			d.memo = make(map[string]cellClass, 256)
+		}
+		d.memo[text] = cl
+	}
+	if c >= len(d.cols) {
+		d.cols = append(d.cols, make([]tally, c+1-len(d.cols))...)
+	}
+	t := &d.cols[c]
+	switch {
+	case cl.free:
+		t.nonEmpty++
+		t.free++
+	case cl.t != "":
+		t.nonEmpty++
+		if cl.t != ioc.Unknown {
+			if t.types == nil {
+				t.types = map[ioc.Type]int{}
+			}
+			t.types[cl.t]++
+		}
+	}
+}
+
+// columns are the columns counted that hold indicators (DetectColumns).
+func (d *detector) columns(names []string) []Column {
+	var out []Column
+	for c, name := range names {
+		if c >= len(d.cols) {
+			break
+		}
+		nonEmpty, free, types := d.cols[c].nonEmpty, d.cols[c].free, d.cols[c].types
+		if nonEmpty == 0 || int(free)*10 > int(nonEmpty) {
 			continue
 		}
 		best, n := ioc.Type(""), 0
@@ -68,7 +121,7 @@ func DetectColumns(names []string, rows [][]string) []Column {
 		if kinds > 1 {
 			kind = family(best) + "es"
 		}
-		if kin*2 > nonEmpty {
+		if kin*2 > int(nonEmpty) {
 			out = append(out, Column{Name: name, Index: c, Type: best, Kind: kind})
 		}
 	}

@@ -94,6 +94,8 @@ func TestOpenErrors(t *testing.T) {
 		{"no indicator column", "a,b\nx,y\n", nil, "no column of indicators found in the first 100 records; name them with --column NAME"},
 		{"no indicator field", `{"a":"x y"}`, nil, "no field of indicators"},
 		{"unknown column", "a,b\nx,y\n", []string{"c"}, `no column "c" in the header; the columns are: a, b`},
+		{"unknown field", `{"a":"x","b":{"c":1}}`, []string{"c"}, `no field "c" in the first 100 records; the fields are: a, b`},
+		{"unknown nested field", `{"a":"x","b":{"c":1}}`, []string{"b.d"}, `no field "b.d" in the first 100 records`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package enrich
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -56,6 +57,9 @@ func (f *fake) Search(ctx context.Context, v string) (*api.SearchResponse, error
 		return &api.SearchResponse{Query: v, Results: []api.Result{{Resource: "malware", Label: "=HYPERLINK(\"x\")", DetailURL: "@https://ti.example/m"}}}, nil
 	case v == "unsupported.example":
 		return &api.SearchResponse{Query: v, UnsupportedReason: "no resource searches this type"}, nil
+	case v == "203.0.113.99":
+		// Labels a hostile service could send to a terminal.
+		return &api.SearchResponse{Query: v, Results: []api.Result{{Resource: "x", Label: "rep\u202eort\u009b31m\u200b", DetailURL: "https://ti.example/\x1b[2J"}}}, nil
 	case v == "192.0.2.13":
 		return nil, failure.New(failure.Server, "search: 503 Service Unavailable")
 	case strings.HasPrefix(v, "slow"):
@@ -407,28 +411,159 @@ func TestLongRow(t *testing.T) {
 	}
 }
 
-// On a terminal, the records' own bytes are cleaned of escape sequences;
-// to a file or a pipe they are unchanged.
+// On a terminal, everything written is cleaned of what a terminal would
+// act on or hide (escape sequences, U+202E, U+200B, U+009B), the input's
+// bytes, its keys and the service's labels alike, by pkg/sanitize; NDJSON
+// stays JSON. A file or a pipe gets the input's bytes unchanged.
 func TestTerminalCleaned(t *testing.T) {
-	in := "ip,log\n203.0.113.66,\"a\x1b]0;pwned\x07b\"\n"
-	for _, tty := range []bool{false, true} {
-		src, layout, err := Open(strings.NewReader(in), Auto, nil)
+	const hostile = "\x1b]0;pwned\x07\u202e\u200b\u009b31m"
+	tests := []struct {
+		name, in string
+		toNDJSON bool
+	}{
+		{"csv", "ip\u200b,log\n203.0.113.66,\"a" + hostile + "b\"\n203.0.113.99,x\n", false},
+		{"csv to ndjson", "ip\u200b,log\n203.0.113.66,\"a" + hostile + "b\"\n203.0.113.99,x\n", true},
+		{"ndjson", `{"ip\u200b":"203.0.113.66","log":"a\u001b]0;pwned\u0007\u202e"}` + "\n" + `{"ip\u200b":"203.0.113.99","raw":"\u009b"}` + "\n", false},
+	}
+	for _, tt := range tests {
+		for _, tty := range []bool{false, true} {
+			src, layout, err := Open(strings.NewReader(tt.in), Auto, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			w := NewWriter(&out, layout, tt.toNDJSON)
+			w.Terminal = tty
+			if err := w.Header(); err != nil {
+				t.Fatal(err)
+			}
+			if err := lookup.Run(context.Background(), src, lookup.Dedup(&fake{}), lookup.Options{Concurrency: 1}, NewSink(w)); err != nil {
+				t.Fatal(err)
+			}
+			got := out.String()
+			if tty {
+				if i := strings.IndexFunc(got, func(r rune) bool { return r != '\n' && r != '\r' && sanitize.IsUnsafe(r) }); i >= 0 {
+					t.Errorf("%s: %q reaches the terminal:\n%q", tt.name, []rune(got[i:])[0], got)
+				}
+			} else if tt.name == "csv" && !strings.HasPrefix(got, tt.in[:strings.IndexByte(tt.in, '\n')]) {
+				t.Errorf("%s: the header changed for a file:\n%q", tt.name, got)
+			}
+			if layout.Format == NDJSON || tt.toNDJSON {
+				for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+					if !json.Valid([]byte(l)) {
+						t.Errorf("%s, tty %v: not JSON: %q", tt.name, tty, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A quote that opens a cell and never closes makes the rest of the input
+// one record: it is a bad row, named by its line and written back
+// unchanged, never taken silently as one long cell.
+func TestUnclosedQuoteBadRow(t *testing.T) {
+	rest := "198.51.100.250,\"never closed\n203.0.113.66,x\n"
+	in := "ip,note\n203.0.113.66,ok\n" + rest
+	out, sink, err := enrichString(t, in, runOpts{names: []string{"ip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.BadRows) != 1 || !strings.Contains(sink.BadRows[0].Error(), "line 3: ") {
+		t.Fatalf("bad rows %v, want one naming line 3", sink.BadRows)
+	}
+	if failure.ExitCode(sink.Tally.Err(nil, true)) != failure.ExitUsage {
+		t.Errorf("exit %d, want 2", failure.ExitCode(sink.Tally.Err(nil, true)))
+	}
+	if !strings.HasSuffix(out, rest) || !strings.Contains(out, "203.0.113.66,ok,"+Matched) {
+		t.Errorf("output:\n%s", out)
+	}
+	// In the header, it leaves no record to enrich: an error.
+	if _, _, err := Open(strings.NewReader("ip,\"note\n1,2\n"), CSV, []string{"ip"}); err == nil || !strings.Contains(err.Error(), "line 1: ") {
+		t.Errorf("header: err = %v", err)
+	}
+}
+
+// A ragged record never puts a cell under another column's name: a short
+// one is padded to the header, so that the added cells stay under theirs;
+// a long one is a bad row, named by its line and written back unchanged.
+func TestRaggedRows(t *testing.T) {
+	for _, f := range []Format{CSV, TSV} {
+		d := string(Delimiter(f))
+		row := func(cells ...string) string { return strings.Join(cells, d) + "\n" }
+		header := row("n", "ip", "note")
+		long := row("2", "203.0.113.66", "x", "extra")
+		in := header + row("1", "203.0.113.66") + long + row("3", "198.51.100.250", "y")
+		out, sink, err := enrichString(t, in, runOpts{format: f, names: []string{"ip"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
-		w := NewWriter(&out, layout, false)
-		if tty {
-			w.Terminal = sanitize.Multiline
+		recs := readAll(t, out, f)
+		if len(recs) != 4 {
+			t.Fatalf("%v: %d records, want 4:\n%s", f, len(recs), out)
 		}
-		if err := w.Header(); err != nil {
-			t.Fatal(err)
+		width := len(Cells(recs[0].Raw, f))
+		for i, want := range map[int]string{1: Matched, 3: NoMatch} {
+			if cells := Cells(recs[i].Raw, f); len(cells) != width || cells[3] != want {
+				t.Errorf("%v: record %d: %q, want %d cells and %s under tl_ip_status", f, i, cells, width, want)
+			}
 		}
-		if err := lookup.Run(context.Background(), src, lookup.Dedup(&fake{}), lookup.Options{Concurrency: 1}, NewSink(w)); err != nil {
-			t.Fatal(err)
+		if string(recs[2].Raw)+"\n" != long {
+			t.Errorf("%v: the long row changed: %q", f, recs[2].Raw)
 		}
-		if has := strings.Contains(out.String(), "\x1b"); has == tty {
-			t.Errorf("tty %v: escape in the output: %v\n%q", tty, has, out.String())
+		if len(sink.BadRows) != 1 || !strings.Contains(sink.BadRows[0].Error(), "line 3: 4 cells, the header has 3") {
+			t.Errorf("%v: bad rows %v, want line 3 named", f, sink.BadRows)
+		}
+	}
+}
+
+// Written as NDJSON objects, a bad CSV record is still one object (its
+// cells under their positions past the header, no looked-up field): the
+// output stays NDJSON.
+func TestBadRowsToNDJSON(t *testing.T) {
+	in := "n,ip\n1,203.0.113.66,extra\n2,\"never closed\n3,x\n"
+	out, sink, err := enrichString(t, in, runOpts{names: []string{"ip"}, toNDJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.BadRows) != 2 {
+		t.Errorf("bad rows %v, want 2", sink.BadRows)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("not JSON: %q", l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], `"_3":"extra"`) {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// A dotted --column reads nested objects, as an Elastic export writes them;
+// a member whose own name has the dot wins.
+func TestDottedField(t *testing.T) {
+	in := `{"destination":{"ip":"203.0.113.66","port":443}}` + "\n" +
+		`{"destination.ip":"203.0.113.66","destination":{"ip":"198.51.100.250"}}` + "\n" +
+		`{"destination":{"ip":"198.51.100.250"}}` + "\n" +
+		`{"destination":"203.0.113.66"}` + "\n"
+	out, _, err := enrichString(t, in, runOpts{names: []string{"destination.ip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`"tilookup":{"destination.ip":{"status":"matched"`,
+		`"tilookup":{"destination.ip":{"status":"matched"`,
+		`"tilookup":{"destination.ip":{"status":"no_match"`,
+		`"tilookup":{}}`,
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d: %s\nwant %s", i+1, lines[i], w)
 		}
 	}
 }

@@ -44,6 +44,37 @@ func Fields(raw []byte) ([]Field, error) {
 	return out, nil
 }
 
+// Lookup is the value of the field called name: the member of that name
+// (the last, as encoding/json reads duplicates), else a dotted path into
+// nested objects, as an Elastic export writes "destination.ip" as
+// {"destination": {"ip": ...}}. A member whose own name has the dot wins.
+func Lookup(fields []Field, name string) (json.RawMessage, bool) {
+	var value json.RawMessage
+	found := false
+	for _, f := range fields {
+		if f.Name == name {
+			value, found = f.Value, true
+		}
+	}
+	if found {
+		return value, true
+	}
+	for _, f := range fields {
+		rest, ok := strings.CutPrefix(name, f.Name+".")
+		if !ok || !bytes.HasPrefix(bytes.TrimSpace(f.Value), []byte{'{'}) {
+			continue
+		}
+		inner, err := Fields(f.Value)
+		if err != nil {
+			continue
+		}
+		if v, ok := Lookup(inner, rest); ok {
+			value, found = v, true
+		}
+	}
+	return value, found
+}
+
 var errNotObject = failure.New(failure.Input, "not one JSON object: written back unchanged")
 
 // Text is the text of a field's value as an indicator cell: a string's

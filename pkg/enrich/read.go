@@ -84,6 +84,9 @@ type Record struct {
 	End    string // the line end as read: "\r\n", "\n" or "" at the end of the input
 	Line   int    // the line the record starts on, from 1
 	Offset int64  // bytes of input read through the end of this record
+	// Err says why the record cannot be read as cells (a CSV quote that
+	// never closes): it is to be written back unchanged.
+	Err error
 }
 
 // Reader reads an export record by record. A CSV record ends at a line
@@ -96,6 +99,9 @@ type Reader struct {
 	offset    int64
 	line      int
 	MaxRecord int
+	// scratch gathers a record read in several chunks, so that the
+	// record's own copy is made once, at its size, not grown by doubling.
+	scratch []byte
 }
 
 // NewReader reads r as f (not Auto).
@@ -117,7 +123,8 @@ func Delimiter(f Format) byte {
 
 // Next returns the next record, or io.EOF after the last one.
 func (r *Reader) Next() (Record, error) {
-	var buf []byte
+	buf := r.scratch[:0]
+	defer func() { r.scratch = buf[:0] }()
 	var st quoteState
 	start := r.line
 	for {
@@ -140,7 +147,11 @@ func (r *Reader) Next() (Record, error) {
 				return Record{}, io.EOF
 			}
 			r.line += bytes.Count(buf, []byte{'\n'})
-			return Record{Raw: buf, Line: start, Offset: r.offset}, nil
+			rec := Record{Raw: bytes.Clone(buf), Line: start, Offset: r.offset}
+			if st.inQuote {
+				rec.Err = failure.New(failure.Input, "line %d: a quote opens a cell and never closes: the rest of the input is one record, written back unchanged", start)
+			}
+			return rec, nil
 		case err != nil:
 			return Record{}, failure.Wrap(failure.IO, err, "cannot read the input: "+err.Error())
 		}
@@ -155,7 +166,7 @@ func (r *Reader) Next() (Record, error) {
 			n--
 			rec.End = "\r\n"
 		}
-		rec.Raw = buf[:n]
+		rec.Raw = bytes.Clone(buf[:n])
 		return rec, nil
 	}
 }
@@ -192,7 +203,9 @@ func (s *quoteState) scan(b []byte, delim byte) {
 // Cells splits a record's raw bytes into cells, unquoting CSV cells. A
 // stray quote inside an unquoted cell is text, as most exporters mean it.
 func Cells(raw []byte, f Format) []string {
-	var out []string
+	// At most one cell per delimiter and one more: a header of 100,000
+	// names is not grown by doubling.
+	out := make([]string, 0, bytes.Count(raw, []byte{Delimiter(f)})+1)
 	EachCell(raw, f, -1, func(_ int, cell []byte) { out = append(out, Unquote(cell, f)) })
 	return out
 }

@@ -140,3 +140,26 @@ func TestFields(t *testing.T) {
 		}
 	}
 }
+
+// A leading byte order mark is no part of the first record, whatever the
+// format: the first record is read and enriched like the others.
+func TestLeadingBOM(t *testing.T) {
+	tests := map[string]string{
+		"csv":    "ip,n\n203.0.113.66,1\n",
+		"tsv":    "ip\tn\n203.0.113.66\t1\n",
+		"ndjson": `{"ip":"203.0.113.66","n":1}` + "\n",
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			for _, names := range [][]string{nil, {"ip"}} {
+				out, sink, err := enrichString(t, "\ufeff"+in, runOpts{names: names})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(sink.BadRows) > 0 || !strings.Contains(out, Matched) {
+					t.Errorf("columns %v: the first record was not enriched (bad rows %v):\n%s", names, sink.BadRows, out)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -40,6 +41,7 @@ type Source struct {
 	// thousand values millions of times, and preparing a value (refang,
 	// type, skip rules) costs more than reading its row.
 	seen map[string]lookup.Item
+	raw  [][]byte // a record's cells, reused
 }
 
 // seenMax bounds Source.seen; it starts over when full.
@@ -78,10 +80,21 @@ func Open(r io.Reader, f Format, names []string) (*Source, *Layout, error) {
 	}
 	layout := &Layout{Format: f}
 	s := &Source{rd: NewReader(br, f), layout: layout}
+	if f == NDJSON {
+		// A BOM is no part of the first object, and an NDJSON output
+		// has no header to keep it in (a CSV or TSV header keeps it).
+		if head, _ := br.Peek(len(bom)); bytes.Equal(head, bom) {
+			n, _ := br.Discard(len(bom))
+			s.rd.offset += int64(n)
+		}
+	}
 	if f != NDJSON {
 		rec, err := s.rd.Next()
 		if err == io.EOF {
 			return nil, nil, failure.New(failure.Input, "the input is empty: a %s export needs a header", f)
+		}
+		if err == nil {
+			err = rec.Err // the whole input is the header
 		}
 		if err != nil {
 			return nil, nil, err
@@ -128,6 +141,9 @@ func (s *Source) named(names []string) ([]Column, error) {
 		}
 		seen[n] = true
 		if s.layout.Format == NDJSON {
+			if err := s.sampled(n); err != nil {
+				return nil, err
+			}
 			out = append(out, Column{Name: n, Index: -1})
 			continue
 		}
@@ -138,6 +154,34 @@ func (s *Source) named(names []string) ([]Column, error) {
 		out = append(out, Column{Name: n, Index: i})
 	}
 	return out, nil
+}
+
+// sampled checks that an NDJSON field is in some sampled object, as a CSV
+// column must be in the header: a misspelt name would match nothing, and
+// the run would say nothing of it. With no object sampled (an empty
+// input) there is nothing to check against.
+func (s *Source) sampled(name string) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, rec := range s.replay {
+		fields, err := Fields(rec.Raw)
+		if err != nil {
+			continue
+		}
+		if _, ok := Lookup(fields, name); ok {
+			return nil
+		}
+		for _, f := range fields {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				names = append(names, f.Name)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	return failure.New(failure.Usage, "no field %q in the first %d records; the fields are: %s", name, SampleRows, strings.Join(names, ", "))
 }
 
 func indexOf(names []string, n string) int {
@@ -156,7 +200,7 @@ func indexOf(names []string, n string) int {
 
 func (s *Source) detect() ([]Column, error) {
 	names := s.layout.Header
-	var rows [][]string
+	d := detector{cols: make([]tally, len(names))}
 	if s.layout.Format == NDJSON {
 		pos := map[string]int{}
 		for _, rec := range s.replay {
@@ -164,25 +208,30 @@ func (s *Source) detect() ([]Column, error) {
 			if err != nil {
 				continue
 			}
-			row := make([]string, len(names))
 			for _, fl := range fields {
 				i, ok := pos[fl.Name]
 				if !ok {
 					i = len(names)
 					pos[fl.Name] = i
 					names = append(names, fl.Name)
-					row = append(row, "")
 				}
-				row[i] = Text(fl.Value)
+				d.add(i, []byte(Text(fl.Value)))
 			}
-			rows = append(rows, row)
 		}
 	} else {
 		for _, rec := range s.replay {
-			rows = append(rows, Cells(rec.Raw, s.layout.Format))
+			if rec.Err != nil {
+				continue
+			}
+			EachCell(rec.Raw, s.layout.Format, len(names)-1, func(i int, cell []byte) {
+				if s.layout.Format == CSV && len(cell) > 0 && cell[0] == '"' {
+					cell = []byte(unquote(cell))
+				}
+				d.add(i, cell)
+			})
 		}
 	}
-	cols := DetectColumns(names, rows)
+	cols := d.columns(names)
 	if len(cols) == 0 {
 		what := "column"
 		if s.layout.Format == NDJSON {
@@ -225,7 +274,11 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 	for range cols {
 		out = append(out, lookup.Item{Err: emptyCell, Offset: rec.Offset})
 	}
-	out[0].Input = string(rec.Raw) + rec.End
+	out[0].Input = concat(rec.Raw, rec.End, "")
+	if rec.Err != nil {
+		out[0].Err = &rowError{rec.Err}
+		return out
+	}
 	if s.layout.Format == NDJSON {
 		if len(strings.TrimSpace(string(rec.Raw))) == 0 {
 			return out // a blank line: written back as it is
@@ -236,22 +289,52 @@ func (s *Source) items(rec Record, out []lookup.Item) []lookup.Item {
 			return out
 		}
 		for i, c := range cols {
-			for _, fl := range fields {
-				if fl.Name == c.Name {
-					s.cell(&out[i], Text(fl.Value))
-				}
+			if v, ok := Lookup(fields, c.Name); ok {
+				s.cell(&out[i], Text(v))
 			}
 		}
 		return out
 	}
-	EachCell(rec.Raw, s.layout.Format, s.last, func(n int, cell []byte) {
-		for i, c := range cols {
-			if c.Index == n {
-				s.rawCell(&out[i], cell)
-			}
+	// The columns' cells, looked up only once the record is known to
+	// have the header's shape.
+	raw := s.raw[:0]
+	cells := 0
+	EachCell(rec.Raw, s.layout.Format, -1, func(n int, cell []byte) {
+		cells++
+		if n <= s.last {
+			raw = append(raw, cell)
 		}
 	})
+	s.raw = raw
+	width := len(s.layout.Header)
+	if cells > width {
+		// Which of its cells is under which name cannot be told.
+		out[0].Err = &rowError{failure.New(failure.Input, "line %d: %d cells, the header has %d: written back unchanged", rec.Line, cells, width)}
+		return out
+	}
+	if cells < width {
+		// Empty cells up to the header's width keep the added ones under
+		// their names.
+		pad := strings.Repeat(string(Delimiter(s.layout.Format)), width-cells)
+		out[0].Input = concat(rec.Raw, pad, rec.End)
+	}
+	for i, c := range cols {
+		if c.Index < len(raw) {
+			s.rawCell(&out[i], raw[c.Index])
+		}
+	}
 	return out
+}
+
+// concat is raw followed by a and b in one allocation (string(raw) + a
+// copies a long record twice).
+func concat(raw []byte, a, b string) string {
+	var sb strings.Builder
+	sb.Grow(len(raw) + len(a) + len(b))
+	sb.Write(raw)
+	sb.WriteString(a)
+	sb.WriteString(b)
+	return sb.String()
 }
 
 // rawCell is cell for a CSV or TSV cell's bytes, through s.seen.

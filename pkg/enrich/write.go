@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // The status of one cell.
@@ -65,11 +66,11 @@ type Writer struct {
 	// output, as search -o csv does; the user's own cells are never
 	// passed through it.
 	Cell func(string) string
-	// Terminal, when set, cleans the records' own bytes before they reach
-	// a terminal (sanitize.Multiline): an export is data from the network,
-	// and a log line may carry escape sequences. Nil for a file or a pipe,
-	// which get the bytes unchanged.
-	Terminal func(string) string
+	// Terminal cleans everything written before it reaches a terminal:
+	// an export is data from the network (a log line, an NDJSON key may
+	// carry escape sequences), and so are the service's labels. A file
+	// or a pipe gets the input's bytes unchanged.
+	Terminal bool
 	buf      bytes.Buffer
 }
 
@@ -87,7 +88,7 @@ func (w *Writer) Header() error {
 	}
 	b := &w.buf
 	b.Reset()
-	b.WriteString(w.shown(string(w.layout.HeaderRaw)))
+	b.Write(w.layout.HeaderRaw)
 	for _, c := range w.layout.Columns {
 		for _, suffix := range []string{"status", "count", "resources", "url"} {
 			b.WriteByte(Delimiter(w.layout.Format))
@@ -112,13 +113,19 @@ func (w *Writer) lineEnd(end string) string {
 
 // Row writes one record (raw: its bytes and line end, as Source gave
 // them) with the outcomes of its columns. A record that cannot carry them
-// (an NDJSON line that is not an object) is written back unchanged.
+// (an NDJSON line that is not an object, a CSV record longer than the
+// header) is written back unchanged, or as an object of its cells when a
+// CSV or TSV input goes out as NDJSON.
 func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 	body, end := splitEnd(raw)
-	body = w.shown(body)
 	b := &w.buf
 	b.Reset()
 	switch {
+	case w.ndjson && w.layout.Format != NDJSON:
+		// A bad record too: its cells as they are, so that the output
+		// stays NDJSON.
+		w.object(body, outs)
+		b.WriteByte('\n')
 	case bad || (w.layout.Format == NDJSON && strings.TrimSpace(body) == ""):
 		b.WriteString(body)
 		b.WriteString(end)
@@ -127,9 +134,6 @@ func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 			b.WriteString(body)
 		}
 		b.WriteString(w.lineEnd(end))
-	case w.ndjson:
-		w.object(body, outs)
-		b.WriteByte('\n')
 	default:
 		b.WriteString(body)
 		d := Delimiter(w.layout.Format)
@@ -148,15 +152,6 @@ func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 		b.WriteString(w.lineEnd(end))
 	}
 	return w.flushBuf()
-}
-
-// shown is a record's own text as it may be written: unchanged, or
-// cleaned for a terminal.
-func (w *Writer) shown(s string) string {
-	if w.Terminal == nil {
-		return s
-	}
-	return w.Terminal(s)
 }
 
 func splitEnd(raw string) (body, end string) {
@@ -260,10 +255,25 @@ func (w *Writer) writeCell(s string) {
 }
 
 func (w *Writer) flushBuf() error {
-	if _, err := w.out.Write(w.buf.Bytes()); err != nil {
+	if _, err := w.out.Write(w.shown(w.buf.Bytes())); err != nil {
 		return failure.Wrap(failure.IO, err, "cannot write the output: "+err.Error())
 	}
 	return nil
+}
+
+// shown is a record as written, made safe for a terminal when the output
+// is one: NDJSON with each unsafe character as a \u escape, so that it
+// stays the same JSON; CSV and TSV with pkg/sanitize's visible stand-ins,
+// the record's own line end kept.
+func (w *Writer) shown(rec []byte) []byte {
+	if !w.Terminal {
+		return rec
+	}
+	if w.ndjson {
+		return sanitize.JSON(rec)
+	}
+	body, end := splitEnd(string(rec))
+	return []byte(sanitize.Multiline(body) + end)
 }
 
 // Sink takes the results of Run, one per column of each record, and

@@ -58,8 +58,9 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 by its content or set with --input. It writes every record back, in order,
 with what the service knows about the indicators in it.
 
---column NAME (repeatable; NDJSON: a top-level field) names the columns that
-hold indicators. Without it they are detected from the first 100 records: a
+--column NAME (repeatable; NDJSON: a field, a dotted name such as
+destination.ip reading a nested one) names the columns that hold
+indicators; an unknown name is an error. Without it they are detected from the first 100 records: a
 column is taken when most of its cells are indicators of one type, never when
 it holds free text (a message, a user agent); the columns taken are named on
 stderr.
@@ -147,9 +148,12 @@ func run(ctx context.Context, opts *Options) error {
 	} else if opts.IO.IsStdinTTY() {
 		return cmdutil.UsageError("give a FILE, or pipe an export on stdin")
 	}
-	if f, ok := in.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
+	if st, ok := statOf(in); ok && st.Mode().IsRegular() {
+		size = st.Size()
+		if out, ok := statOf(opts.IO.Out); ok && os.SameFile(st, out) {
+			// `enrich FILE >> FILE` would read its own output back and
+			// grow FILE until the disk is full.
+			return failure.New(failure.Usage, "input file is output file: write the output to another file")
 		}
 	}
 	var skipper *triage.Skipper
@@ -194,9 +198,7 @@ func run(ctx context.Context, opts *Options) error {
 	w := enrich.NewWriter(out, layout, toNDJSON)
 	outOpts.CSVRaw = opts.CSVRaw
 	w.Cell = outOpts.CSVCell
-	if outOpts.TTY {
-		w.Terminal = sanitize.Multiline
-	}
+	w.Terminal = outOpts.TTY
 	sink := enrich.NewSink(w)
 	sink.FlushOut = out.Flush
 	if opts.IO.IsStderrTTY() && !opts.IO.IsStdoutTTY() {
@@ -213,6 +215,21 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	report(opts.IO.ErrOut, sink)
 	return sink.Tally.Err(runErr, true)
+}
+
+// statOf describes the file behind a stream: an *os.File, or the process's
+// stdout behind the writer pkg/cli wraps it in (which has its Fd).
+func statOf(stream any) (os.FileInfo, bool) {
+	f, ok := stream.(*os.File)
+	if !ok {
+		fd, hasFd := stream.(interface{ Fd() uintptr })
+		if !hasFd || fd.Fd() != os.Stdout.Fd() {
+			return nil, false
+		}
+		f = os.Stdout
+	}
+	st, err := f.Stat()
+	return st, err == nil
 }
 
 // outputFormat says whether the records go out as NDJSON objects: the
@@ -238,21 +255,22 @@ func outputFormat(set bool, f output.Format, in enrich.Format) (toNDJSON bool, e
 func describe(cols []enrich.Column) string {
 	var parts []string
 	for _, c := range cols {
-		parts = append(parts, fmt.Sprintf("%s (%s)", c.Name, c.Kind))
+		parts = append(parts, fmt.Sprintf("%s (%s)", sanitize.Line(c.Name), c.Kind))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // report says on stderr what the added cells alone would not: cells that
-// failed, and records written back without them.
+// failed, and records written back without them. Each line may quote the
+// input or the service: one sanitized line each.
 func report(w io.Writer, s *enrich.Sink) {
 	for _, e := range s.BadRows {
-		fmt.Fprintf(w, "enrich: %v\n", e)
+		fmt.Fprintln(w, sanitize.Line("enrich: "+e.Error()))
 	}
 	switch {
 	case s.Failed == 1:
-		fmt.Fprintf(w, "enrich: 1 cell failed: %s\n", s.FirstErr)
+		fmt.Fprintln(w, sanitize.Line("enrich: 1 cell failed: "+s.FirstErr))
 	case s.Failed > 1:
-		fmt.Fprintf(w, "enrich: %d cells failed; the first: %s\n", s.Failed, s.FirstErr)
+		fmt.Fprintln(w, sanitize.Line(fmt.Sprintf("enrich: %d cells failed; the first: %s", s.Failed, s.FirstErr)))
 	}
 }
