@@ -72,5 +72,9 @@ func mispWhat(g *Graph) string {
 			starts = append(starts, n.Value)
 		}
 	}
-	return fmt.Sprintf("Pivot from %s, depth %d", strings.Join(starts, ", "), g.Summary.Depth)
+	what := fmt.Sprintf("Pivot from %s, depth %d", strings.Join(starts, ", "), g.Summary.Depth)
+	if g.Summary.LeftOut > 0 {
+		what += fmt.Sprintf(", … %d more named, left out", g.Summary.LeftOut)
+	}
+	return what
 }

@@ -97,6 +97,15 @@ func detail(n *Node) string {
 	return string(n.Status)
 }
 
+// leftOut says how many more indicators a node's answer named than the
+// walk kept (Node.LeftOut), or "" when none.
+func leftOut(n *Node) string {
+	if n.LeftOut == 0 {
+		return ""
+	}
+	return fmt.Sprintf("… %d more named, left out", n.LeftOut)
+}
+
 func countOf(r Resource) string {
 	if r.Count == "" {
 		return "?"
@@ -159,13 +168,20 @@ func Tree(w io.Writer, g *Graph, o RenderOptions) error {
 		}
 		for i, id := range kids {
 			b := "├─ "
-			if i == len(kids)-1 && len(also) == 0 {
+			if i == len(kids)-1 && len(also) == 0 && n.LeftOut == 0 {
 				b = "└─ "
 			}
 			walk(byID[id], next, b)
 		}
 		if len(also) > 0 {
-			fmt.Fprintln(bw, treeLine(next+"└─ ", "(also names, shown elsewhere: "+strings.Join(also, ", ")+")", o.Width))
+			b := "└─ "
+			if n.LeftOut > 0 {
+				b = "├─ "
+			}
+			fmt.Fprintln(bw, treeLine(next+b, "(also names, shown elsewhere: "+strings.Join(also, ", ")+")", o.Width))
+		}
+		if n.LeftOut > 0 {
+			fmt.Fprintln(bw, treeLine(next+"└─ ", leftOut(n), o.Width))
 		}
 	}
 	for _, n := range g.Nodes {
@@ -191,6 +207,9 @@ func summaryLine(g *Graph) string {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
 		}
+	}
+	if s.LeftOut > 0 {
+		parts = append(parts, fmt.Sprintf("… %d more named, left out", s.LeftOut))
 	}
 	return fmt.Sprintf("%s, %s, %d of %d lookups (depth %d): %s",
 		counted(s.Nodes, "indicator"), counted(s.Edges, "link"), s.Lookups, s.MaxLookups, s.Depth, strings.Join(parts, ", "))
@@ -293,7 +312,12 @@ func DOT(w io.Writer, g *Graph, o RenderOptions) error {
 			style = "filled,dashed"
 		}
 		// Two lines: the value, then its type and status.
-		q := `"` + dotEscape(o.label(n)) + `\n` + dotEscape(string(n.Type)+" · "+string(n.Status)) + `"`
+		// A third says what the answer named beyond what was kept.
+		q := `"` + dotEscape(o.label(n)) + `\n` + dotEscape(string(n.Type)+" · "+string(n.Status))
+		if n.LeftOut > 0 {
+			q += `\n` + dotEscape(leftOut(n))
+		}
+		q += `"`
 		fmt.Fprintf(bw, "  %s [label=%s, shape=%s, fillcolor=%s, style=%s, tooltip=%s];\n",
 			n.ID, q, dotShape(n.Type), dotString(statusColour(n.Status)), dotString(style), dotString(detail(n)))
 	}
@@ -344,6 +368,9 @@ func writeMermaid(bw *bufio.Writer, g *Graph, o RenderOptions) {
 	byStatus := map[Status][]string{}
 	for _, n := range g.Nodes {
 		label := mermaidText(o.label(n)) + "<br/>" + mermaidText(string(n.Type))
+		if n.LeftOut > 0 {
+			label += "<br/>" + mermaidText(leftOut(n))
+		}
 		fmt.Fprintf(bw, "  %s%s\n", n.ID, mermaidShape(n.Type, label))
 		byStatus[n.Status] = append(byStatus[n.Status], n.ID)
 	}
@@ -383,6 +410,9 @@ func Markdown(w io.Writer, g *Graph, o RenderOptions) error {
 			what = strings.Join(parts, ", ")
 		} else {
 			what = export.MarkdownText(detail(n), true)
+		}
+		if n.LeftOut > 0 {
+			what += "; " + export.MarkdownText(leftOut(n), true)
 		}
 		fmt.Fprintf(bw, "| %s | %s | %d | %s | %s |\n", export.MarkdownCode(o.label(n), true), n.Type, n.Depth,
 			strings.ReplaceAll(string(n.Status), "_", `\_`), what)

@@ -312,3 +312,34 @@ func TestSTIXRelationships(t *testing.T) {
 		t.Errorf("an interrupted walk's bundle does not end with its note naming every object: %+v", last)
 	}
 }
+
+// TestEveryFormatSaysWhatWasLeftOut: the neighbours an answer named beyond
+// the walk's room are counted on their node and in the summary of every
+// drawing.
+func TestEveryFormatSaysWhatWasLeftOut(t *testing.T) {
+	g, _ := Walk(context.Background(), crowd(50), start("a.example.com"), Config{Depth: 1, MaxLookups: 3})
+	n := g.Nodes[0]
+	if n.LeftOut == 0 {
+		t.Fatal("nothing left out")
+	}
+	note := fmt.Sprintf("%d more named, left out", n.LeftOut)
+	for format := range renderers {
+		got := render(t, format, g, RenderOptions{Defang: true, Now: fixedNow})
+		want := note
+		if format == "json" {
+			want = fmt.Sprintf(`"left_out":%d`, n.LeftOut)
+		}
+		// On the node and in the summary (the same number: one answer);
+		// a Mermaid chart has no summary.
+		if c := strings.Count(got, want); c < 2 && format != "mermaid" || c < 1 {
+			t.Errorf("%s: %q %d times, want on the node and in the summary:\n%s", format, want, c, got)
+		}
+	}
+	var b bytes.Buffer
+	if err := MISP(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), note) {
+		t.Errorf("misp: no %q in the event's info: %s", note, b.String())
+	}
+}
