@@ -17,6 +17,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -341,5 +342,32 @@ func TestEveryFormatSaysWhatWasLeftOut(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), note) {
 		t.Errorf("misp: no %q in the event's info: %s", note, b.String())
+	}
+}
+
+// TestSTIXLeavesOutSkipped: a skipped value (private, allow-listed) is
+// the user's own noise: no observable, no relationship, as in MISP.
+func TestSTIXLeavesOutSkipped(t *testing.T) {
+	allow, err := triage.ReadAllowlist(strings.NewReader("ours.example.com\n"), "allow.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := Walk(context.Background(), newStub(map[string][]string{"198.51.100.7": {"10.1.2.3", "ours.example.com", "bad.example.net"}}),
+		start("198.51.100.7"), Config{Depth: 1, MaxLookups: 50, Skipper: &triage.Skipper{Noise: true, Allow: allow}})
+	var b bytes.Buffer
+	if err := STIX(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, n := range g.Nodes {
+		if n.Status == Skipped {
+			skipped++
+			if strings.Contains(b.String(), n.Value) {
+				t.Errorf("skipped %s is in the bundle", n.Value)
+			}
+		}
+	}
+	if skipped != 2 || !strings.Contains(b.String(), "bad.example.net") {
+		t.Fatalf("%d skipped; bundle:\n%s", skipped, b.String())
 	}
 }
