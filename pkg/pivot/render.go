@@ -190,7 +190,7 @@ func Tree(w io.Writer, g *Graph, o RenderOptions) error {
 		}
 	}
 	if g.Summary.Incomplete {
-		fmt.Fprintln(bw, treeLine("", "Incomplete: interrupted before every lookup was made.", o.Width))
+		fmt.Fprintln(bw, treeLine("", incompleteNote, o.Width))
 	}
 	return bw.Flush()
 }
@@ -303,7 +303,11 @@ func dotEscape(s string) string {
 func DOT(w io.Writer, g *Graph, o RenderOptions) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph pivot {")
-	fmt.Fprintln(bw, `  graph [rankdir=LR, fontname="Helvetica", fontsize=10, label=`+dotString(summaryLine(g))+`];`)
+	label := dotEscape(summaryLine(g))
+	if g.Summary.Incomplete {
+		label += `\n` + dotEscape(incompleteNote)
+	}
+	fmt.Fprintln(bw, `  graph [rankdir=LR, fontname="Helvetica", fontsize=10, label="`+label+`"];`)
 	fmt.Fprintln(bw, `  node [style=filled, fontname="Helvetica", fontsize=10];`)
 	fmt.Fprintln(bw, `  edge [fontname="Helvetica", fontsize=8, color="#666666"];`)
 	for _, n := range g.Nodes {
@@ -363,19 +367,61 @@ func Mermaid(w io.Writer, g *Graph, o RenderOptions) error {
 	return bw.Flush()
 }
 
+// What Mermaid draws by default (its maxEdges and maxTextSize): beyond
+// either, GitHub shows an error box instead of the graph.
+const (
+	mermaidMaxEdges = 500
+	mermaidMaxText  = 50000
+)
+
+// incompleteNote marks a drawing of a walk stopped by Ctrl-C.
+const incompleteNote = "Incomplete: interrupted before every lookup was made."
+
+// writeMermaid writes the chart within Mermaid's limits: when the whole
+// graph is too large, the largest run of its first nodes that fits (the
+// nodes are in the order of the walk: by depth, then as found, so these
+// are the nearest to the starts), with a note saying how many nodes and
+// links were left out.
 func writeMermaid(bw *bufio.Writer, g *Graph, o RenderOptions) {
-	fmt.Fprintln(bw, "flowchart LR")
+	chart, fits := mermaidChart(g, len(g.Nodes), o)
+	if !fits {
+		// The largest k whose chart fits lies in [lo, hi).
+		lo, hi := 0, len(g.Nodes)
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if _, ok := mermaidChart(g, mid, o); ok {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		chart, _ = mermaidChart(g, lo, o)
+	}
+	bw.WriteString(chart)
+}
+
+// mermaidChart is the chart of g's first k nodes and the edges between
+// them, and whether it is within Mermaid's limits.
+func mermaidChart(g *Graph, k int, o RenderOptions) (string, bool) {
+	var b strings.Builder
+	b.WriteString("flowchart LR\n")
 	byStatus := map[Status][]string{}
-	for _, n := range g.Nodes {
+	kept := make(map[string]bool, k)
+	for _, n := range g.Nodes[:k] {
+		kept[n.ID] = true
 		label := mermaidText(o.label(n)) + "<br/>" + mermaidText(string(n.Type))
 		if n.LeftOut > 0 {
 			label += "<br/>" + mermaidText(leftOut(n))
 		}
-		fmt.Fprintf(bw, "  %s%s\n", n.ID, mermaidShape(n.Type, label))
+		fmt.Fprintf(&b, "  %s%s\n", n.ID, mermaidShape(n.Type, label))
 		byStatus[n.Status] = append(byStatus[n.Status], n.ID)
 	}
+	edges := 0
 	for _, e := range g.Edges {
-		fmt.Fprintf(bw, "  %s -->|\"%s\"| %s\n", e.From, mermaidText(e.Resource), e.To)
+		if kept[e.From] && kept[e.To] {
+			fmt.Fprintf(&b, "  %s -->|\"%s\"| %s\n", e.From, mermaidText(e.Resource), e.To)
+			edges++
+		}
 	}
 	for _, s := range Statuses {
 		ids := byStatus[s]
@@ -383,9 +429,27 @@ func writeMermaid(bw *bufio.Writer, g *Graph, o RenderOptions) {
 			continue
 		}
 		stroke := "#555555"
-		fmt.Fprintf(bw, "  classDef %s fill:%s,stroke:%s\n", s, statusColour(s), stroke)
-		fmt.Fprintf(bw, "  class %s %s\n", strings.Join(ids, ","), s)
+		fmt.Fprintf(&b, "  classDef %s fill:%s,stroke:%s\n", s, statusColour(s), stroke)
+		fmt.Fprintf(&b, "  class %s %s\n", strings.Join(ids, ","), s)
 	}
+	// A note that the chart is not the whole walk, drawn as a node of its
+	// own (a %% comment would not show).
+	var notes []string
+	if g.Summary.Incomplete {
+		notes = append(notes, incompleteNote)
+	}
+	if k < len(g.Nodes) {
+		notes = append(notes, fmt.Sprintf("Cut to what Mermaid draws: the nearest %s shown; %s and %s left out (-o json has them all).",
+			counted(k, "indicator"), counted(len(g.Nodes)-k, "indicator"), counted(len(g.Edges)-edges, "link")))
+	}
+	if len(notes) > 0 {
+		parts := make([]string, len(notes))
+		for i, n := range notes {
+			parts[i] = mermaidText(n)
+		}
+		fmt.Fprintf(&b, "  pivot_note[\"%s\"]\n", strings.Join(parts, "<br/>"))
+	}
+	return b.String(), edges <= mermaidMaxEdges && b.Len() <= mermaidMaxText
 }
 
 // Markdown writes a document for a ticket: a heading, the summary, a table

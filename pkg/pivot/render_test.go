@@ -371,3 +371,50 @@ func TestSTIXLeavesOutSkipped(t *testing.T) {
 		t.Fatalf("%d skipped; bundle:\n%s", skipped, b.String())
 	}
 }
+
+// TestDrawingsSayIncomplete: a walk stopped by Ctrl-C is marked in every
+// drawing, as in JSON, Markdown and STIX.
+func TestDrawingsSayIncomplete(t *testing.T) {
+	g := sample(t)
+	g.Summary.Incomplete = true
+	for format := range renderers {
+		if got := render(t, format, g, RenderOptions{Defang: true, Now: fixedNow}); !strings.Contains(strings.ToLower(got), "incomplete") {
+			t.Errorf("%s: not marked incomplete:\n%s", format, got)
+		}
+	}
+}
+
+// TestMermaidWithinLimits: a graph beyond what Mermaid draws by default is
+// cut to its first nodes (the nearest), and the chart says how many nodes
+// and links were left out; in Markdown too.
+func TestMermaidWithinLimits(t *testing.T) {
+	g, _ := Walk(context.Background(), crowd(600), start("a.example.com"), Config{Depth: 1, MaxLookups: 1000})
+	if len(g.Edges) <= mermaidMaxEdges {
+		t.Fatalf("only %d edges: the test needs more than Mermaid draws", len(g.Edges))
+	}
+	for _, format := range []string{"mermaid", "md"} {
+		got := render(t, format, g, RenderOptions{Defang: true, Now: fixedNow})
+		chart := got
+		if format == "md" {
+			_, chart, _ = strings.Cut(got, "```mermaid\n")
+			chart, _, _ = strings.Cut(chart, "```")
+		}
+		edges := strings.Count(chart, "-->")
+		if edges > mermaidMaxEdges || len(chart) > mermaidMaxText {
+			t.Errorf("%s: %d edges, %d characters", format, edges, len(chart))
+		}
+		shown := 0
+		for i, n := range g.Nodes {
+			if strings.Contains(chart, "  "+n.ID+"(") || strings.Contains(chart, "  "+n.ID+"{") || strings.Contains(chart, "  "+n.ID+"[") {
+				if shown != i {
+					t.Fatalf("%s: node %d shown after one left out: not the nearest", format, i)
+				}
+				shown++
+			}
+		}
+		want := fmt.Sprintf("%d indicators and %d links left out", len(g.Nodes)-shown, len(g.Edges)-edges)
+		if shown == len(g.Nodes) || !strings.Contains(chart, want) {
+			t.Errorf("%s: %d of %d nodes shown; no %q", format, shown, len(g.Nodes), want)
+		}
+	}
+}
