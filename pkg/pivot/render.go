@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -139,7 +138,9 @@ func Tree(w io.Writer, g *Graph, o RenderOptions) error {
 		}
 		children[e.From] = append(children[e.From], e.To)
 	}
-	fmt.Fprintln(bw, treeLine("", summaryLine(g), o.Width))
+	for _, line := range wrapCells(sanitize.Line(summaryLine(g)), o.Width) {
+		fmt.Fprintln(bw, line)
+	}
 	onPath := map[string]bool{}
 	var walk func(n *Node, lead, branch string)
 	walk = func(n *Node, lead, branch string) {
@@ -215,6 +216,30 @@ func summaryLine(g *Graph) string {
 		counted(s.Nodes, "indicator"), counted(s.Edges, "link"), s.Lookups, s.MaxLookups, s.Depth, strings.Join(parts, ", "))
 }
 
+// wrapCells breaks text after its commas into lines of at most width
+// columns, the later ones indented, so that the end of the summary (what
+// the budget left out) is never cut off; a piece wider than a line is
+// cut. 0 = no limit.
+func wrapCells(text string, width int) []string {
+	if width <= 0 || cells(text) <= width {
+		return []string{text}
+	}
+	var lines []string
+	line := ""
+	for _, piece := range strings.SplitAfter(text, ", ") {
+		if line != "" && cells(line+strings.TrimRight(piece, " ")) > width {
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = "  "
+		}
+		line += piece
+	}
+	lines = append(lines, line)
+	for i := range lines {
+		lines[i] = fitCells(lines[i], width)
+	}
+	return lines
+}
+
 // counted is "1 link" or "3 links".
 func counted(n int, noun string) string {
 	if n == 1 {
@@ -232,11 +257,11 @@ func nodeLine(prefix string, n *Node, o RenderOptions) string {
 	if o.Width <= 0 {
 		return prefix + line
 	}
-	room := o.Width - utf8.RuneCountInString(prefix)
-	if utf8.RuneCountInString(head) > room {
+	room := o.Width - cells(prefix)
+	if cells(head) > room {
 		return prefix + cutMiddle(o.label(n), room-len(n.Type)-2) + "  " + string(n.Type)
 	}
-	return prefix + sanitize.Truncate(line, room)
+	return prefix + fitCells(line, room)
 }
 
 func treeLine(prefix, text string, width int) string {
@@ -244,21 +269,7 @@ func treeLine(prefix, text string, width int) string {
 	if width <= 0 {
 		return prefix + text
 	}
-	return prefix + sanitize.Truncate(text, width-utf8.RuneCountInString(prefix))
-}
-
-// cutMiddle keeps both ends of a long value, which is how a hash or a URL
-// is recognised.
-func cutMiddle(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 3 {
-		return sanitize.Truncate(s, max(n, 1))
-	}
-	head := (n - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+	return prefix + fitCells(text, width-cells(prefix))
 }
 
 // statusColour is the fill of a node by status, the same in every drawing.

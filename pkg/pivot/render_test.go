@@ -418,3 +418,39 @@ func TestMermaidWithinLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeFitsCells: the tree is measured in terminal columns, as the
+// tables are: CJK characters and emoji take two.
+func TestTreeFitsCells(t *testing.T) {
+	s := SearcherFunc(func(_ context.Context, v string) (*api.SearchResponse, error) {
+		return &api.SearchResponse{Query: v, Results: []api.Result{{Resource: "r", Label: "資料資料資料資料 🙂🙂🙂🙂 資料資料", Count: "1",
+			Preview: []map[string]any{{"seen": "http://例え.example.com/日本語日本語日本語日本語日本語日本語/🙂🙂🙂🙂🙂🙂"}}}}}, nil
+	})
+	g, _ := Walk(context.Background(), s, start("日本語日本語日本語日本語日本語.example.com"), Config{Depth: 1, MaxLookups: 5})
+	for _, width := range []int{20, 40, 60} {
+		out := render(t, "tree", g, RenderOptions{Defang: true, Width: width})
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if n := cells(line); n > width {
+				t.Errorf("width %d: %d columns: %q", width, n, line)
+			}
+		}
+	}
+}
+
+// TestTreeSummaryWraps: at a narrow width the summary is wrapped, not cut:
+// its end says what the budget left out.
+func TestTreeSummaryWraps(t *testing.T) {
+	g := sample(t)
+	want := fmt.Sprintf("%d not looked up", g.Summary.NotLookedUp)
+	for _, width := range []int{40, 80} {
+		out := render(t, "tree", g, RenderOptions{Defang: true, Width: width})
+		if !strings.Contains(out, want) {
+			t.Errorf("width %d: no %q:\n%s", width, want, out)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if n := cells(line); n > width {
+				t.Errorf("width %d: %d columns: %q", width, n, line)
+			}
+		}
+	}
+}
