@@ -45,6 +45,7 @@ type pivotNode struct {
 	Status    string       `json:"status" jsonschema:"matched, no_match, unsupported, error, skipped or not_looked_up (the budget ran out)"`
 	Reason    string       `json:"reason,omitempty" jsonschema:"why a node was skipped, the service's unsupported reason, or the lookup's error"`
 	Resources []briefMatch `json:"resources,omitempty"`
+	LeftOut   int          `json:"left_out,omitempty" jsonschema:"how many more indicators this node's answer named than the walk kept (the first max_lookups of those to look up and of those skipped)"`
 }
 
 // briefMatch is one resource a node matched, as a pivot answer gives it.
@@ -157,7 +158,7 @@ func (r *pivotRender) render(level int) pivotOutput {
 	for _, n := range nodes {
 		kept[n.ID] = true
 		pn := pivotNode{ID: n.ID, Value: clean(n.Value, maxString), Type: string(n.Type), Depth: n.Depth,
-			Status: string(n.Status), Reason: clean(n.Reason, maxString)}
+			Status: string(n.Status), Reason: clean(n.Reason, maxString), LeftOut: n.LeftOut}
 		if n.Error != nil {
 			pn.Reason = clean(n.Error.Message, maxString)
 		}

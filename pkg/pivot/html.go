@@ -28,6 +28,8 @@ type htmlNode struct {
 	Status    Status         `json:"status"`
 	Reason    string         `json:"reason,omitempty"`
 	Resources []htmlResource `json:"resources"`
+	// LeftOut is leftOut(n): what the answer named beyond the kept.
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 type htmlResource struct {
@@ -61,7 +63,7 @@ func HTML(w io.Writer, g *Graph, o RenderOptions) error {
 		// Text is made safe as for a terminal: no bidirectional override
 		// or invisible character may make a label read as another.
 		hn := htmlNode{ID: n.ID, Label: o.label(n), Type: string(n.Type), Depth: n.Depth, Status: n.Status,
-			Reason: sanitize.Line(n.Reason), Resources: []htmlResource{}}
+			Reason: sanitize.Line(n.Reason), Resources: []htmlResource{}, LeftOut: leftOut(n)}
 		if n.Error != nil {
 			hn.Reason = sanitize.Line(n.Error.Message)
 		}

@@ -53,14 +53,27 @@ func mispRun(g *Graph, now time.Time) export.MISPRun {
 			continue
 		}
 		from, to := byID[e.From], byID[e.To]
-		there, back := fmt.Sprintf("in %s's preview, field %s", e.Resource, e.Field), fmt.Sprintf("whose %s preview names this value, field %s", e.Resource, e.Field)
+		res := resourceLabel(from, e.Resource)
+		there, back := fmt.Sprintf("in the preview of %s, field %s", res, e.Field), fmt.Sprintf("whose preview of %s names this value, field %s", res, e.Field)
 		if e.Field == "matched_value" {
-			there, back = "in "+e.Resource+"'s matched value", "whose "+e.Resource+" matched value names this value"
+			there, back = "in the matched value of "+res, "whose matched value of "+res+" names this value"
 		}
 		run.Findings[fi].Related = append(run.Findings[fi].Related, export.Relation{Value: to.Value, Note: there})
 		run.Findings[ti].Related = append(run.Findings[ti].Related, export.Relation{Value: from.Value, Note: back})
 	}
 	return run
+}
+
+// resourceLabel is the label of the resource of n's answer whose id is
+// resource ("Sandbox reports", not "sandbox_reports"), or the id when the
+// answer gave none.
+func resourceLabel(n *Node, resource string) string {
+	for _, r := range n.Resources {
+		if r.Resource == resource && r.Label != "" {
+			return r.Label
+		}
+	}
+	return resource
 }
 
 // mispWhat is the event's subject: "Pivot from VALUE, VALUE, depth N",
@@ -72,5 +85,9 @@ func mispWhat(g *Graph) string {
 			starts = append(starts, n.Value)
 		}
 	}
-	return fmt.Sprintf("Pivot from %s, depth %d", strings.Join(starts, ", "), g.Summary.Depth)
+	what := fmt.Sprintf("Pivot from %s, depth %d", strings.Join(starts, ", "), g.Summary.Depth)
+	if g.Summary.LeftOut > 0 {
+		what += fmt.Sprintf(", … %d more named, left out", g.Summary.LeftOut)
+	}
+	return what
 }

@@ -98,8 +98,9 @@ func TestMISPMatchedOnly(t *testing.T) {
 	kept := 0
 	for _, e := range g.Edges {
 		from, to := byID[e.From], byID[e.To]
-		named := strings.Contains(byValue[from.Value].Comment, to.Value+" (in "+e.Resource+"'s")
-		back := strings.Contains(byValue[to.Value].Comment, from.Value+" (whose "+e.Resource+" ")
+		label := resourceLabel(from, e.Resource)
+		named := strings.Contains(byValue[from.Value].Comment, to.Value+" (in the preview of "+label+", field "+e.Field+")")
+		back := strings.Contains(byValue[to.Value].Comment, from.Value+" (whose preview of "+label+" names this value")
 		both := from.Status == Matched && to.Status == Matched
 		if both {
 			kept++
@@ -131,5 +132,23 @@ func TestMISPStableUUIDs(t *testing.T) {
 	}
 	if !ids {
 		t.Error("--to-ids flagged nothing")
+	}
+}
+
+// TestMISPCommentsNameResourcesByLabel: a comment names the resource as
+// people read it (its label), with no possessive on an id.
+func TestMISPCommentsNameResourcesByLabel(t *testing.T) {
+	_, attrs := mispAttributes(t, mispEvent(t, sample(t), export.MISPOptions{}))
+	named := 0
+	for _, a := range attrs {
+		if strings.Contains(a.Comment, "'s ") || strings.Contains(a.Comment, "rel preview") {
+			t.Errorf("comment names the resource by id: %s", a.Comment)
+		}
+		if strings.Contains(a.Comment, "(in the preview of Relations, field seen)") {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Error("no comment names the resource by its label")
 	}
 }

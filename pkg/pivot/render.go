@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -97,6 +96,15 @@ func detail(n *Node) string {
 	return string(n.Status)
 }
 
+// leftOut says how many more indicators a node's answer named than the
+// walk kept (Node.LeftOut), or "" when none.
+func leftOut(n *Node) string {
+	if n.LeftOut == 0 {
+		return ""
+	}
+	return fmt.Sprintf("… %d more named, left out", n.LeftOut)
+}
+
 func countOf(r Resource) string {
 	if r.Count == "" {
 		return "?"
@@ -130,7 +138,9 @@ func Tree(w io.Writer, g *Graph, o RenderOptions) error {
 		}
 		children[e.From] = append(children[e.From], e.To)
 	}
-	fmt.Fprintln(bw, treeLine("", summaryLine(g), o.Width))
+	for _, line := range wrapCells(sanitize.Line(summaryLine(g)), o.Width) {
+		fmt.Fprintln(bw, line)
+	}
 	onPath := map[string]bool{}
 	var walk func(n *Node, lead, branch string)
 	walk = func(n *Node, lead, branch string) {
@@ -159,13 +169,20 @@ func Tree(w io.Writer, g *Graph, o RenderOptions) error {
 		}
 		for i, id := range kids {
 			b := "├─ "
-			if i == len(kids)-1 && len(also) == 0 {
+			if i == len(kids)-1 && len(also) == 0 && n.LeftOut == 0 {
 				b = "└─ "
 			}
 			walk(byID[id], next, b)
 		}
 		if len(also) > 0 {
-			fmt.Fprintln(bw, treeLine(next+"└─ ", "(also names, shown elsewhere: "+strings.Join(also, ", ")+")", o.Width))
+			b := "└─ "
+			if n.LeftOut > 0 {
+				b = "├─ "
+			}
+			fmt.Fprintln(bw, treeLine(next+b, "(also names, shown elsewhere: "+strings.Join(also, ", ")+")", o.Width))
+		}
+		if n.LeftOut > 0 {
+			fmt.Fprintln(bw, treeLine(next+"└─ ", leftOut(n), o.Width))
 		}
 	}
 	for _, n := range g.Nodes {
@@ -174,7 +191,7 @@ func Tree(w io.Writer, g *Graph, o RenderOptions) error {
 		}
 	}
 	if g.Summary.Incomplete {
-		fmt.Fprintln(bw, treeLine("", "Incomplete: interrupted before every lookup was made.", o.Width))
+		fmt.Fprintln(bw, treeLine("", incompleteNote, o.Width))
 	}
 	return bw.Flush()
 }
@@ -192,8 +209,35 @@ func summaryLine(g *Graph) string {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
 		}
 	}
+	if s.LeftOut > 0 {
+		parts = append(parts, fmt.Sprintf("… %d more named, left out", s.LeftOut))
+	}
 	return fmt.Sprintf("%s, %s, %d of %d lookups (depth %d): %s",
 		counted(s.Nodes, "indicator"), counted(s.Edges, "link"), s.Lookups, s.MaxLookups, s.Depth, strings.Join(parts, ", "))
+}
+
+// wrapCells breaks text after its commas into lines of at most width
+// columns, the later ones indented, so that the end of the summary (what
+// the budget left out) is never cut off; a piece wider than a line is
+// cut. 0 = no limit.
+func wrapCells(text string, width int) []string {
+	if width <= 0 || cells(text) <= width {
+		return []string{text}
+	}
+	var lines []string
+	line := ""
+	for _, piece := range strings.SplitAfter(text, ", ") {
+		if line != "" && cells(line+strings.TrimRight(piece, " ")) > width {
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = "  "
+		}
+		line += piece
+	}
+	lines = append(lines, line)
+	for i := range lines {
+		lines[i] = fitCells(lines[i], width)
+	}
+	return lines
 }
 
 // counted is "1 link" or "3 links".
@@ -213,11 +257,11 @@ func nodeLine(prefix string, n *Node, o RenderOptions) string {
 	if o.Width <= 0 {
 		return prefix + line
 	}
-	room := o.Width - utf8.RuneCountInString(prefix)
-	if utf8.RuneCountInString(head) > room {
+	room := o.Width - cells(prefix)
+	if cells(head) > room {
 		return prefix + cutMiddle(o.label(n), room-len(n.Type)-2) + "  " + string(n.Type)
 	}
-	return prefix + sanitize.Truncate(line, room)
+	return prefix + fitCells(line, room)
 }
 
 func treeLine(prefix, text string, width int) string {
@@ -225,21 +269,7 @@ func treeLine(prefix, text string, width int) string {
 	if width <= 0 {
 		return prefix + text
 	}
-	return prefix + sanitize.Truncate(text, width-utf8.RuneCountInString(prefix))
-}
-
-// cutMiddle keeps both ends of a long value, which is how a hash or a URL
-// is recognised.
-func cutMiddle(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 3 {
-		return sanitize.Truncate(s, max(n, 1))
-	}
-	head := (n - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+	return prefix + fitCells(text, width-cells(prefix))
 }
 
 // statusColour is the fill of a node by status, the same in every drawing.
@@ -284,7 +314,11 @@ func dotEscape(s string) string {
 func DOT(w io.Writer, g *Graph, o RenderOptions) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph pivot {")
-	fmt.Fprintln(bw, `  graph [rankdir=LR, fontname="Helvetica", fontsize=10, label=`+dotString(summaryLine(g))+`];`)
+	label := dotEscape(summaryLine(g))
+	if g.Summary.Incomplete {
+		label += `\n` + dotEscape(incompleteNote)
+	}
+	fmt.Fprintln(bw, `  graph [rankdir=LR, fontname="Helvetica", fontsize=10, label="`+label+`"];`)
 	fmt.Fprintln(bw, `  node [style=filled, fontname="Helvetica", fontsize=10];`)
 	fmt.Fprintln(bw, `  edge [fontname="Helvetica", fontsize=8, color="#666666"];`)
 	for _, n := range g.Nodes {
@@ -293,7 +327,12 @@ func DOT(w io.Writer, g *Graph, o RenderOptions) error {
 			style = "filled,dashed"
 		}
 		// Two lines: the value, then its type and status.
-		q := `"` + dotEscape(o.label(n)) + `\n` + dotEscape(string(n.Type)+" · "+string(n.Status)) + `"`
+		// A third says what the answer named beyond what was kept.
+		q := `"` + dotEscape(o.label(n)) + `\n` + dotEscape(string(n.Type)+" · "+string(n.Status))
+		if n.LeftOut > 0 {
+			q += `\n` + dotEscape(leftOut(n))
+		}
+		q += `"`
 		fmt.Fprintf(bw, "  %s [label=%s, shape=%s, fillcolor=%s, style=%s, tooltip=%s];\n",
 			n.ID, q, dotShape(n.Type), dotString(statusColour(n.Status)), dotString(style), dotString(detail(n)))
 	}
@@ -339,16 +378,61 @@ func Mermaid(w io.Writer, g *Graph, o RenderOptions) error {
 	return bw.Flush()
 }
 
+// What Mermaid draws by default (its maxEdges and maxTextSize): beyond
+// either, GitHub shows an error box instead of the graph.
+const (
+	mermaidMaxEdges = 500
+	mermaidMaxText  = 50000
+)
+
+// incompleteNote marks a drawing of a walk stopped by Ctrl-C.
+const incompleteNote = "Incomplete: interrupted before every lookup was made."
+
+// writeMermaid writes the chart within Mermaid's limits: when the whole
+// graph is too large, the largest run of its first nodes that fits (the
+// nodes are in the order of the walk: by depth, then as found, so these
+// are the nearest to the starts), with a note saying how many nodes and
+// links were left out.
 func writeMermaid(bw *bufio.Writer, g *Graph, o RenderOptions) {
-	fmt.Fprintln(bw, "flowchart LR")
+	chart, fits := mermaidChart(g, len(g.Nodes), o)
+	if !fits {
+		// The largest k whose chart fits lies in [lo, hi).
+		lo, hi := 0, len(g.Nodes)
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if _, ok := mermaidChart(g, mid, o); ok {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		chart, _ = mermaidChart(g, lo, o)
+	}
+	bw.WriteString(chart)
+}
+
+// mermaidChart is the chart of g's first k nodes and the edges between
+// them, and whether it is within Mermaid's limits.
+func mermaidChart(g *Graph, k int, o RenderOptions) (string, bool) {
+	var b strings.Builder
+	b.WriteString("flowchart LR\n")
 	byStatus := map[Status][]string{}
-	for _, n := range g.Nodes {
+	kept := make(map[string]bool, k)
+	for _, n := range g.Nodes[:k] {
+		kept[n.ID] = true
 		label := mermaidText(o.label(n)) + "<br/>" + mermaidText(string(n.Type))
-		fmt.Fprintf(bw, "  %s%s\n", n.ID, mermaidShape(n.Type, label))
+		if n.LeftOut > 0 {
+			label += "<br/>" + mermaidText(leftOut(n))
+		}
+		fmt.Fprintf(&b, "  %s%s\n", n.ID, mermaidShape(n.Type, label))
 		byStatus[n.Status] = append(byStatus[n.Status], n.ID)
 	}
+	edges := 0
 	for _, e := range g.Edges {
-		fmt.Fprintf(bw, "  %s -->|\"%s\"| %s\n", e.From, mermaidText(e.Resource), e.To)
+		if kept[e.From] && kept[e.To] {
+			fmt.Fprintf(&b, "  %s -->|\"%s\"| %s\n", e.From, mermaidText(e.Resource), e.To)
+			edges++
+		}
 	}
 	for _, s := range Statuses {
 		ids := byStatus[s]
@@ -356,9 +440,27 @@ func writeMermaid(bw *bufio.Writer, g *Graph, o RenderOptions) {
 			continue
 		}
 		stroke := "#555555"
-		fmt.Fprintf(bw, "  classDef %s fill:%s,stroke:%s\n", s, statusColour(s), stroke)
-		fmt.Fprintf(bw, "  class %s %s\n", strings.Join(ids, ","), s)
+		fmt.Fprintf(&b, "  classDef %s fill:%s,stroke:%s\n", s, statusColour(s), stroke)
+		fmt.Fprintf(&b, "  class %s %s\n", strings.Join(ids, ","), s)
 	}
+	// A note that the chart is not the whole walk, drawn as a node of its
+	// own (a %% comment would not show).
+	var notes []string
+	if g.Summary.Incomplete {
+		notes = append(notes, incompleteNote)
+	}
+	if k < len(g.Nodes) {
+		notes = append(notes, fmt.Sprintf("Cut to what Mermaid draws: the nearest %s shown; %s and %s left out (-o json has them all).",
+			counted(k, "indicator"), counted(len(g.Nodes)-k, "indicator"), counted(len(g.Edges)-edges, "link")))
+	}
+	if len(notes) > 0 {
+		parts := make([]string, len(notes))
+		for i, n := range notes {
+			parts[i] = mermaidText(n)
+		}
+		fmt.Fprintf(&b, "  pivot_note[\"%s\"]\n", strings.Join(parts, "<br/>"))
+	}
+	return b.String(), edges <= mermaidMaxEdges && b.Len() <= mermaidMaxText
 }
 
 // Markdown writes a document for a ticket: a heading, the summary, a table
@@ -383,6 +485,9 @@ func Markdown(w io.Writer, g *Graph, o RenderOptions) error {
 			what = strings.Join(parts, ", ")
 		} else {
 			what = export.MarkdownText(detail(n), true)
+		}
+		if n.LeftOut > 0 {
+			what += "; " + export.MarkdownText(leftOut(n), true)
 		}
 		fmt.Fprintf(bw, "| %s | %s | %d | %s | %s |\n", export.MarkdownCode(o.label(n), true), n.Type, n.Depth,
 			strings.ReplaceAll(string(n.Status), "_", `\_`), what)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -310,5 +311,146 @@ func TestSTIXRelationships(t *testing.T) {
 	last := cut.Objects[len(cut.Objects)-1]
 	if last.Type != "note" || !strings.HasPrefix(last.Abstract, "Incomplete") || len(last.ObjectRefs) != len(cut.Objects)-1 {
 		t.Errorf("an interrupted walk's bundle does not end with its note naming every object: %+v", last)
+	}
+}
+
+// TestEveryFormatSaysWhatWasLeftOut: the neighbours an answer named beyond
+// the walk's room are counted on their node and in the summary of every
+// drawing.
+func TestEveryFormatSaysWhatWasLeftOut(t *testing.T) {
+	g, _ := Walk(context.Background(), crowd(50), start("a.example.com"), Config{Depth: 1, MaxLookups: 3})
+	n := g.Nodes[0]
+	if n.LeftOut == 0 {
+		t.Fatal("nothing left out")
+	}
+	note := fmt.Sprintf("%d more named, left out", n.LeftOut)
+	for format := range renderers {
+		got := render(t, format, g, RenderOptions{Defang: true, Now: fixedNow})
+		want := note
+		if format == "json" {
+			want = fmt.Sprintf(`"left_out":%d`, n.LeftOut)
+		}
+		// On the node and in the summary (the same number: one answer);
+		// a Mermaid chart has no summary.
+		if c := strings.Count(got, want); c < 2 && format != "mermaid" || c < 1 {
+			t.Errorf("%s: %q %d times, want on the node and in the summary:\n%s", format, want, c, got)
+		}
+	}
+	var b bytes.Buffer
+	if err := MISP(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), note) {
+		t.Errorf("misp: no %q in the event's info: %s", note, b.String())
+	}
+}
+
+// TestSTIXLeavesOutSkipped: a skipped value (private, allow-listed) is
+// the user's own noise: no observable, no relationship, as in MISP.
+func TestSTIXLeavesOutSkipped(t *testing.T) {
+	allow, err := triage.ReadAllowlist(strings.NewReader("ours.example.com\n"), "allow.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := Walk(context.Background(), newStub(map[string][]string{"198.51.100.7": {"10.1.2.3", "ours.example.com", "bad.example.net"}}),
+		start("198.51.100.7"), Config{Depth: 1, MaxLookups: 50, Skipper: &triage.Skipper{Noise: true, Allow: allow}})
+	var b bytes.Buffer
+	if err := STIX(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, n := range g.Nodes {
+		if n.Status == Skipped {
+			skipped++
+			if strings.Contains(b.String(), n.Value) {
+				t.Errorf("skipped %s is in the bundle", n.Value)
+			}
+		}
+	}
+	if skipped != 2 || !strings.Contains(b.String(), "bad.example.net") {
+		t.Fatalf("%d skipped; bundle:\n%s", skipped, b.String())
+	}
+}
+
+// TestDrawingsSayIncomplete: a walk stopped by Ctrl-C is marked in every
+// drawing, as in JSON, Markdown and STIX.
+func TestDrawingsSayIncomplete(t *testing.T) {
+	g := sample(t)
+	g.Summary.Incomplete = true
+	for format := range renderers {
+		if got := render(t, format, g, RenderOptions{Defang: true, Now: fixedNow}); !strings.Contains(strings.ToLower(got), "incomplete") {
+			t.Errorf("%s: not marked incomplete:\n%s", format, got)
+		}
+	}
+}
+
+// TestMermaidWithinLimits: a graph beyond what Mermaid draws by default is
+// cut to its first nodes (the nearest), and the chart says how many nodes
+// and links were left out; in Markdown too.
+func TestMermaidWithinLimits(t *testing.T) {
+	g, _ := Walk(context.Background(), crowd(600), start("a.example.com"), Config{Depth: 1, MaxLookups: 1000})
+	if len(g.Edges) <= mermaidMaxEdges {
+		t.Fatalf("only %d edges: the test needs more than Mermaid draws", len(g.Edges))
+	}
+	for _, format := range []string{"mermaid", "md"} {
+		got := render(t, format, g, RenderOptions{Defang: true, Now: fixedNow})
+		chart := got
+		if format == "md" {
+			_, chart, _ = strings.Cut(got, "```mermaid\n")
+			chart, _, _ = strings.Cut(chart, "```")
+		}
+		edges := strings.Count(chart, "-->")
+		if edges > mermaidMaxEdges || len(chart) > mermaidMaxText {
+			t.Errorf("%s: %d edges, %d characters", format, edges, len(chart))
+		}
+		shown := 0
+		for i, n := range g.Nodes {
+			if strings.Contains(chart, "  "+n.ID+"(") || strings.Contains(chart, "  "+n.ID+"{") || strings.Contains(chart, "  "+n.ID+"[") {
+				if shown != i {
+					t.Fatalf("%s: node %d shown after one left out: not the nearest", format, i)
+				}
+				shown++
+			}
+		}
+		want := fmt.Sprintf("%d indicators and %d links left out", len(g.Nodes)-shown, len(g.Edges)-edges)
+		if shown == len(g.Nodes) || !strings.Contains(chart, want) {
+			t.Errorf("%s: %d of %d nodes shown; no %q", format, shown, len(g.Nodes), want)
+		}
+	}
+}
+
+// TestTreeFitsCells: the tree is measured in terminal columns, as the
+// tables are: CJK characters and emoji take two.
+func TestTreeFitsCells(t *testing.T) {
+	s := SearcherFunc(func(_ context.Context, v string) (*api.SearchResponse, error) {
+		return &api.SearchResponse{Query: v, Results: []api.Result{{Resource: "r", Label: "資料資料資料資料 🙂🙂🙂🙂 資料資料", Count: "1",
+			Preview: []map[string]any{{"seen": "http://例え.example.com/日本語日本語日本語日本語日本語日本語/🙂🙂🙂🙂🙂🙂"}}}}}, nil
+	})
+	g, _ := Walk(context.Background(), s, start("日本語日本語日本語日本語日本語.example.com"), Config{Depth: 1, MaxLookups: 5})
+	for _, width := range []int{20, 40, 60} {
+		out := render(t, "tree", g, RenderOptions{Defang: true, Width: width})
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if n := cells(line); n > width {
+				t.Errorf("width %d: %d columns: %q", width, n, line)
+			}
+		}
+	}
+}
+
+// TestTreeSummaryWraps: at a narrow width the summary is wrapped, not cut:
+// its end says what the budget left out.
+func TestTreeSummaryWraps(t *testing.T) {
+	g := sample(t)
+	want := fmt.Sprintf("%d not looked up", g.Summary.NotLookedUp)
+	for _, width := range []int{40, 80} {
+		out := render(t, "tree", g, RenderOptions{Defang: true, Width: width})
+		if !strings.Contains(out, want) {
+			t.Errorf("width %d: no %q:\n%s", width, want, out)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if n := cells(line); n > width {
+				t.Errorf("width %d: %d columns: %q", width, n, line)
+			}
+		}
 	}
 }

@@ -12,12 +12,17 @@ import (
 // observable per indicator, an indicator object per matched one, o.TLP's
 // marking) with a related-to relationship between the observables of
 // each edge, saying in which resource and field the target was found.
-// Skipped and not-looked-up nodes get an observable and their
-// relationships, but no indicator: nothing is claimed about them.
+// A not-looked-up node gets an observable and its relationships, but no
+// indicator: nothing is claimed about it. A skipped node gets nothing, as
+// in MISP: it is what the user's own rules call noise (a private address,
+// an allow-listed value), which must not leave in a hand-off document.
 func STIX(w io.Writer, g *Graph, o RenderOptions) error {
 	r := &report.Report{Title: title(g, RenderOptions{}), Time: o.Now, Interrupted: g.Summary.Incomplete}
 	byID := make(map[string]*Node, len(g.Nodes))
 	for _, n := range g.Nodes {
+		if n.Status == Skipped {
+			continue // nor its edges: byID lacks it
+		}
 		byID[n.ID] = n
 		resp := &api.SearchResponse{Query: n.Value}
 		if n.Status == Unsupported {

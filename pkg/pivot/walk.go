@@ -74,6 +74,9 @@ type Node struct {
 	Reason    string     `json:"reason,omitempty"`
 	Error     *ErrorInfo `json:"error,omitempty"`
 	Resources []Resource `json:"resources"`
+	// LeftOut counts the indicators this node's answer named beyond the
+	// walk's room for one answer (Config.room): named, but no node.
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 // Edge says where To was found: in the preview of From's answer from
@@ -88,18 +91,21 @@ type Edge struct {
 
 // Summary counts the graph.
 type Summary struct {
-	Nodes       int  `json:"nodes"`
-	Edges       int  `json:"edges"`
-	Lookups     int  `json:"lookups"`
-	MaxLookups  int  `json:"max_lookups"`
-	Depth       int  `json:"depth"`
-	Matched     int  `json:"matched"`
-	NoMatch     int  `json:"no_match"`
-	Unsupported int  `json:"unsupported"`
-	Error       int  `json:"error"`
-	Skipped     int  `json:"skipped"`
-	NotLookedUp int  `json:"not_looked_up"`
-	Incomplete  bool `json:"incomplete"`
+	Nodes       int `json:"nodes"`
+	Edges       int `json:"edges"`
+	Lookups     int `json:"lookups"`
+	MaxLookups  int `json:"max_lookups"`
+	Depth       int `json:"depth"`
+	Matched     int `json:"matched"`
+	NoMatch     int `json:"no_match"`
+	Unsupported int `json:"unsupported"`
+	Error       int `json:"error"`
+	Skipped     int `json:"skipped"`
+	NotLookedUp int `json:"not_looked_up"`
+	// LeftOut is the nodes' LeftOut added up (a value two answers name
+	// is counted in both).
+	LeftOut    int  `json:"left_out,omitempty"`
+	Incomplete bool `json:"incomplete"`
 }
 
 // Graph is what a walk found: nodes in the order they were found
@@ -126,6 +132,19 @@ type Config struct {
 	Skipper *triage.Skipper
 }
 
+// maxRoom bounds Config.room whatever the budget: an answer adds at most
+// twice this many nodes, a few MB, well within what one answer may cost
+// (README: 3 times its size plus 40 MB).
+const maxRoom = 1000
+
+// room is how many new nodes one answer may add, of those to be looked up
+// and again of those skipped: the lookup budget, since an answer's
+// neighbours beyond it could never all be looked up anyway (the next level
+// is looked up in the order its nodes were added). One answer of 1 MB can
+// name 65,536 addresses; without this bound, six lookups two levels deep
+// made 393,217 nodes and 600 MB.
+func (c Config) room() int { return min(max(c.MaxLookups, 1), maxRoom) }
+
 // NodeID is the stable id of an indicator: a digest of its type and value,
 // short enough for a DOT or Mermaid identifier and safe in both.
 func NodeID(t ioc.Type, value string) string {
@@ -148,8 +167,8 @@ func Walk(ctx context.Context, s lookup.Searcher, starts []Start, cfg Config) (*
 	}
 	level := []*Node{}
 	for _, st := range starts {
-		if n, fresh := w.node(st.Value, st.Type, 0); fresh {
-			level = append(level, n)
+		if w.byID[NodeID(st.Type, st.Value)] == nil {
+			level = append(level, w.add(st.Value, st.Type, 0, ""))
 		}
 	}
 	var runErr error
@@ -191,21 +210,37 @@ func (w *walker) levelStart(d int) int {
 	return sort.Search(len(w.g.Nodes), func(i int) bool { return w.g.Nodes[i].Depth >= d })
 }
 
-// node returns the node of (value, t), adding it at depth when new.
-func (w *walker) node(value string, t ioc.Type, depth int) (*Node, bool) {
-	id := NodeID(t, value)
-	if n, ok := w.byID[id]; ok {
-		return n, false
+// add adds the node of (value, t) at depth, skipped for reason if any.
+func (w *walker) add(value string, t ioc.Type, depth int, reason string) *Node {
+	n := &Node{ID: NodeID(t, value), Value: value, Type: t, Depth: depth, Resources: []Resource{}}
+	if reason != "" {
+		n.Status, n.Reason = Skipped, reason
 	}
-	n := &Node{ID: id, Value: value, Type: t, Depth: depth, Resources: []Resource{}}
-	if depth > 0 {
-		if r := w.cfg.Skipper.Reason(value, t); r != "" {
-			n.Status, n.Reason = Skipped, r
-		}
-	}
-	w.byID[id] = n
+	w.byID[n.ID] = n
 	w.g.Nodes = append(w.g.Nodes, n)
-	return n, true
+	return n
+}
+
+// named is what one answer has added so far: the new nodes, to look up
+// and skipped, each at most Config.room, and the ids of those left out
+// (a set, since several resources may name one value).
+type named struct {
+	room, pending, skipped int
+	leftOut                map[string]struct{}
+}
+
+// take says whether a new node of id may be added, counting it.
+func (a *named) take(id string, skipped bool) bool {
+	count := &a.pending
+	if skipped {
+		count = &a.skipped
+	}
+	if *count < a.room {
+		*count++
+		return true
+	}
+	a.leftOut[id] = struct{}{}
+	return false
 }
 
 // lookUp looks up the waiting nodes of one level, as many as the budget
@@ -288,13 +323,15 @@ func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
 // neighbours adds the indicators that n's answer names, with an edge for
 // each resource and field where one was found first.
 func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
+	a := &named{room: w.cfg.room(), leftOut: map[string]struct{}{}}
+	defer func() { n.LeftOut = len(a.leftOut) }()
 	for _, r := range resp.Results {
 		// One extractor per resource: an indicator named in several
 		// fields of a resource's records gets the edge of the first.
 		x := ioc.NewTextExtractor()
 		field := ""
 		found := func(ind ioc.Indicator) error {
-			w.link(n, ind, depth, r.Resource, field)
+			w.link(n, a, ind, depth, r.Resource, field)
 			return nil
 		}
 		if r.MatchedValue != "" {
@@ -345,12 +382,21 @@ func wholeIndicator(text string) (ioc.Indicator, bool) {
 
 var errNotWhole = errors.New("not one indicator")
 
-// link adds the edge from n to the indicator (and the indicator's node).
-func (w *walker) link(from *Node, ind ioc.Indicator, depth int, resource, field string) {
+// link adds the edge from n to the indicator, and the indicator's node
+// when it is new and a's answer still has room for it.
+func (w *walker) link(from *Node, a *named, ind ioc.Indicator, depth int, resource, field string) {
 	if ind.Type == ioc.Unknown || ind.Type == from.Type && ind.Value == from.Value {
 		return
 	}
-	to, _ := w.node(ind.Value, ind.Type, depth)
+	id := NodeID(ind.Type, ind.Value)
+	to := w.byID[id]
+	if to == nil {
+		reason := w.cfg.Skipper.Reason(ind.Value, ind.Type)
+		if !a.take(id, reason != "") {
+			return
+		}
+		to = w.add(ind.Value, ind.Type, depth, reason)
+	}
 	if to == from {
 		return
 	}
@@ -397,6 +443,7 @@ func (w *walker) summarize() {
 	s.Nodes, s.Edges = len(w.g.Nodes), len(w.g.Edges)
 	s.Lookups, s.MaxLookups, s.Depth = w.lookups, w.cfg.MaxLookups, w.cfg.Depth
 	for _, n := range w.g.Nodes {
+		s.LeftOut += n.LeftOut
 		switch n.Status {
 		case Matched:
 			s.Matched++

@@ -394,3 +394,58 @@ func exitCode(err error) int {
 	}
 	return failure.ExitCode(err)
 }
+
+// crowd answers every value with one record naming per values, each
+// domain new to the walk, and as many private addresses (skipped): one
+// answer of a hostile size.
+func crowd(per int) SearcherFunc {
+	return func(_ context.Context, q string) (*api.SearchResponse, error) {
+		names := make([]any, 0, 2*per)
+		for i := range per {
+			names = append(names, fmt.Sprintf("h%d.%s", i, q), fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+		}
+		return &api.SearchResponse{Query: q, Results: []api.Result{{Resource: "rel", Label: "Relations", Count: "1",
+			Preview: []map[string]any{{"seen": names}}}}}, nil
+	}
+}
+
+// TestWalkBoundsNodesPerAnswer: an answer that names thousands of values
+// adds the first Config.room of those to look up and of those skipped,
+// and counts the rest on its node and in the summary; the lookups are
+// those an unbounded walk would make.
+func TestWalkBoundsNodesPerAnswer(t *testing.T) {
+	const per, budget = 3000, 6
+	var mu sync.Mutex
+	var looked []string
+	s := crowd(per)
+	g, _ := Walk(context.Background(), SearcherFunc(func(ctx context.Context, q string) (*api.SearchResponse, error) {
+		mu.Lock()
+		looked = append(looked, q)
+		mu.Unlock()
+		return s(ctx, q)
+	}), start("a.example.com"), Config{Depth: 2, MaxLookups: budget, Concurrency: 1, Skipper: &triage.Skipper{Noise: true}})
+	room := min(budget, maxRoom)
+	// Each answer adds at most room nodes to look up and room skipped.
+	if most := 1 + budget*2*room; len(g.Nodes) > most {
+		t.Fatalf("%d nodes, want at most %d", len(g.Nodes), most)
+	}
+	want := []string{"a.example.com"}
+	for i := range budget - 1 {
+		want = append(want, fmt.Sprintf("h%d.a.example.com", i))
+	}
+	if !slices.Equal(looked, want) {
+		t.Errorf("looked up %q, want %q", looked, want)
+	}
+	sum := 0
+	for _, n := range g.Nodes {
+		// The start's answer names only new values; the others name the
+		// same private addresses again, which are linked, not left out.
+		if n.Depth == 0 && n.LeftOut != 2*(per-room) || n.Depth == 1 && n.Status == Matched && n.LeftOut < per-room {
+			t.Errorf("%s: %d left out, want %d", n.Value, n.LeftOut, 2*(per-room))
+		}
+		sum += n.LeftOut
+	}
+	if sum != g.Summary.LeftOut || sum == 0 {
+		t.Errorf("summary left_out %d, nodes' %d", g.Summary.LeftOut, sum)
+	}
+}
