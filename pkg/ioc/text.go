@@ -22,6 +22,14 @@ func NewTextExtractor() *TextExtractor {
 	return &TextExtractor{e: newExtractor(nil), m: &merger{seed: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, slots: make([]hash128, 1<<5)}}
 }
 
+// Forget makes x report again what earlier calls reported, keeping its
+// tables: a caller that must judge each text on its own (pivot's
+// whole-field check) reuses one extractor instead of making one per text.
+func (x *TextExtractor) Forget() {
+	clear(x.m.slots)
+	x.m.n = 0
+}
+
 // Extract calls fn for each indicator of s not reported by an earlier call
 // of x, in order. An error from fn stops it and is returned.
 func (x *TextExtractor) Extract(s string, fn func(Indicator) error) error {

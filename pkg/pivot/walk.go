@@ -202,6 +202,8 @@ type walker struct {
 	edges   map[Edge]bool
 	lookups int
 	tally   failure.Tally
+	// whole judges whether a field is one indicator (fieldIndicators).
+	whole *ioc.TextExtractor
 }
 
 // levelStart is the index of the first node of depth d: nodes are appended
@@ -336,12 +338,12 @@ func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
 		}
 		if r.MatchedValue != "" {
 			field = "matched_value"
-			fieldIndicators(x, r.MatchedValue, found)
+			w.fieldIndicators(x, r.MatchedValue, found)
 		}
 		for _, rec := range r.Preview {
 			walkFields("", rec, func(f, text string) {
 				field = f
-				fieldIndicators(x, text, found)
+				w.fieldIndicators(x, text, found)
 			})
 		}
 	}
@@ -352,8 +354,11 @@ func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
 // whole: a URL with a space in its path is that URL, never the piece
 // before the space (which matches nothing and would be an invented
 // value). Other text is free text, for extraction.
-func fieldIndicators(x *ioc.TextExtractor, text string, found func(ioc.Indicator) error) {
-	if ind, ok := wholeIndicator(text); ok {
+func (w *walker) fieldIndicators(x *ioc.TextExtractor, text string, found func(ioc.Indicator) error) {
+	if w.whole == nil {
+		w.whole = ioc.NewTextExtractor()
+	}
+	if ind, ok := wholeIndicator(w.whole, text); ok {
 		_ = found(ind)
 		return
 	}
@@ -364,13 +369,15 @@ func fieldIndicators(x *ioc.TextExtractor, text string, found func(ioc.Indicator
 // extraction agrees that text names such an indicator and nothing else
 // than pieces of it. Extraction's rules still decide what is an indicator
 // at all (a detection name such as Win32/Korplug.TC is no domain).
-func wholeIndicator(text string) (ioc.Indicator, bool) {
+// x is an extractor of the walk's own for this check, judged afresh here.
+func wholeIndicator(x *ioc.TextExtractor, text string) (ioc.Indicator, bool) {
 	value, t, err := ioc.Prepare(text, true)
 	if err != nil || t == ioc.Unknown {
 		return ioc.Indicator{}, false
 	}
 	agrees := false
-	err = ioc.NewTextExtractor().Extract(text, func(ind ioc.Indicator) error {
+	x.Forget()
+	err = x.Extract(text, func(ind ioc.Indicator) error {
 		if ind.Type != t || !strings.HasPrefix(value, ind.Value) {
 			return errNotWhole
 		}
