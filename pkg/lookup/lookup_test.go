@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -568,6 +569,36 @@ func TestRunCopiesShareTheErrorOrPanic(t *testing.T) {
 	for _, r := range sink.got {
 		if r.Err == nil || !strings.Contains(r.Err.Error(), "hostile answer") {
 			t.Fatalf("a copy of the panicking value did not get its error: %+v", r)
+		}
+	}
+}
+
+// A firewall that drops the SYN: every dial waits until the request's
+// time-out cuts it, so no dial error is ever seen (issue 39). Such
+// time-outs in a row stop the run as refused connections do.
+func TestStopSendingWhenDialsTimeOut(t *testing.T) {
+	var dials atomic.Int64
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		dials.Add(1)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	client, err := api.New(api.Options{BaseURL: "https://ti.test", Token: "t", Timeout: 50 * time.Millisecond, Retries: 1,
+		Transport: tr, Sleep: func(context.Context, time.Duration) error { return nil }}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := StopSending(SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
+		return client.Search(ctx, v, 0)
+	}))
+	sink := runValues(t, s, 500, 4)
+	if n := dials.Load(); n > 2*(UnreachableInARow+4) {
+		t.Fatalf("%d dials that never connect, want at most the tries of %d in a row and the ones in flight", n, UnreachableInARow)
+	}
+	checkNotSent(t, sink, 500, failure.Timeout, failure.ExitService)
+	for _, r := range sink.got {
+		if failure.KindOf(r.Err) == failure.NotSent && !strings.Contains(r.Err.Error(), "got no answer from the service") {
+			t.Fatalf("the not-sent error does not say why: %v", r.Err)
 		}
 	}
 }
