@@ -540,3 +540,45 @@ func TestWatchWithoutANameFails(t *testing.T) {
 		}
 	}
 }
+
+// A mistyped flag gets the nearest flag of its command, as a mistyped
+// command gets the nearest command; a flag far from every other gets none.
+func TestMistypedFlagSuggestsTheNearest(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"triage", "--show-skiped", "r.txt"}, "unknown flag: --show-skiped. Did you mean --show-skipped? (see 'tilookup triage --help')"},
+		{[]string{"search", "--limt", "3", "x"}, "unknown flag: --limt. Did you mean --limit? (see 'tilookup search --help')"},
+		{[]string{"search", "--outptu", "json", "x"}, "Did you mean --output?"}, // an inherited flag
+		{[]string{"config", "list", "--zzzzzz"}, "unknown flag: --zzzzzz (see 'tilookup config list --help')"},
+	} {
+		ios, _, out, errOut := iostreams.Test()
+		code := Run(tt.args, ios)
+		if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), tt.want) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), errOut.String(), tt.want)
+		}
+	}
+}
+
+// A flag of one command given before it is unknown to the root: the
+// message names the command it belongs to and says where to put it,
+// whatever the flag, not only the network ones.
+func TestCommandFlagBeforeTheCommand(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sandbox", "search", "x"}, "tilookup: --sandbox is a flag of tilookup search: give it after the command, as in tilookup search --sandbox ... (see 'tilookup --help')\n"},
+		{[]string{"--show-skipped", "triage", "r.txt"}, "--show-skipped is a flag of tilookup triage: give it after the command"},
+		{[]string{"--sandbox", "events", "me"}, "--sandbox is a flag of tilookup events me: give it after the command, as in tilookup events me --sandbox ..."},
+		{[]string{"--debug", "search", "x"}, "--debug belongs to the commands that call the service: give it after the command, as in tilookup search --debug VALUE"},
+		{[]string{"--bogus", "search", "x"}, "tilookup: unknown flag: --bogus (see 'tilookup --help')\n"},
+	} {
+		ios, _, out, errOut := iostreams.Test()
+		code := Run(tt.args, ios)
+		if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), tt.want) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), errOut.String(), tt.want)
+		}
+	}
+}

@@ -79,15 +79,7 @@ events endpoint. Try it with no account:
 			return cmd.Help()
 		},
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		msg := plainFlagError(err.Error())
-		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok && c == root && cmdutil.IsNetworkFlag(name) {
-			// Before the command, a flag of one command is unknown to the
-			// root (and a bool one takes the command for its value).
-			return cmdutil.ArgErrorf("--%s belongs to the commands that call the service: give it after the command, as in tilookup search --%s VALUE", name, name)
-		}
-		return cmdutil.ArgErrorf("%s", msg)
-	})
+	root.SetFlagErrorFunc(flagErrors(root, nil))
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version, as tilookup version does")
 
 	pf := root.PersistentFlags()
