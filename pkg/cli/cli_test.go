@@ -582,3 +582,33 @@ func TestCommandFlagBeforeTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// Every XDG base-directory variable the code reads itself (a string literal
+// in a non-test source file) is in help environment, and says what tilookup
+// keeps there.
+func TestEnvironmentHelpNamesTheXDGVariablesTheCodeReads(t *testing.T) {
+	read := map[string]bool{}
+	literal := regexp.MustCompile(`"(XDG_[A-Z_]+)"`)
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		for _, m := range literal.FindAllStringSubmatch(string(src), -1) {
+			read[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !read["XDG_STATE_HOME"] || !read["XDG_DATA_HOME"] {
+		t.Fatalf("the scan found %v: it should find watch's XDG_STATE_HOME and completion install's XDG_DATA_HOME", read)
+	}
+	help := EnvironmentHelp()
+	for v := range read {
+		if !regexp.MustCompile(`(?m)^(\S+, )*` + v + `\b`).MatchString(help) {
+			t.Errorf("help environment does not list %s, which the code reads", v)
+		}
+	}
+}
