@@ -80,7 +80,7 @@ func newLogin(verify error) *loginCase {
 		Prompt:    func() (string, error) { c.prompts++; return "tok-123", nil },
 		Verify:    func(context.Context, string) error { c.checks++; return verify },
 		// A real events endpoint refuses no one's token.
-		Probe: func(context.Context) error { return failure.New(failure.Auth, "401 unauthenticated") },
+		Probe:     func(context.Context) error { return failure.New(failure.Auth, "401 unauthenticated") },
 		WithToken: true,
 	}
 	return c
