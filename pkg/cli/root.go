@@ -57,6 +57,9 @@ events endpoint. Try it with no account:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if isCompletionRequest(cmd) {
+				completion.PlainFlagDescriptions(cmd.Root())
+			}
 			bindFlags(f, cmd)
 			watchInterrupts(cmd)
 			color, _ := cmd.Flags().GetString("color")
@@ -197,6 +200,12 @@ func onlyCommand(root *cobra.Command, args []string) string {
 		}
 	}
 	return ""
+}
+
+// isCompletionRequest tells cobra's hidden command that the shells'
+// completion scripts call on every TAB.
+func isCompletionRequest(cmd *cobra.Command) bool {
+	return cmd.Parent() == cmd.Root() && (cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd)
 }
 
 // bindFlags hands the running command's flags, its own and the inherited
