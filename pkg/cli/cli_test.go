@@ -553,11 +553,7 @@ func TestMistypedFlagSuggestsTheNearest(t *testing.T) {
 		{[]string{"search", "--outptu", "json", "x"}, "Did you mean --output?"}, // an inherited flag
 		{[]string{"config", "list", "--zzzzzz"}, "unknown flag: --zzzzzz (see 'tilookup config list --help')"},
 	} {
-		ios, _, out, errOut := iostreams.Test()
-		code := Run(tt.args, ios)
-		if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), tt.want) || strings.Count(errOut.String(), "\n") != 1 {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), errOut.String(), tt.want)
-		}
+		wantUsageError(t, tt.args, tt.want)
 	}
 }
 
@@ -575,11 +571,7 @@ func TestCommandFlagBeforeTheCommand(t *testing.T) {
 		{[]string{"--debug", "search", "x"}, "--debug belongs to the commands that call the service: give it after the command, as in tilookup search --debug VALUE"},
 		{[]string{"--bogus", "search", "x"}, "tilookup: unknown flag: --bogus (see 'tilookup --help')\n"},
 	} {
-		ios, _, out, errOut := iostreams.Test()
-		code := Run(tt.args, ios)
-		if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), tt.want) || strings.Count(errOut.String(), "\n") != 1 {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out.String(), errOut.String(), tt.want)
-		}
+		wantUsageError(t, tt.args, tt.want)
 	}
 }
 
@@ -610,5 +602,16 @@ func TestEnvironmentHelpNamesTheXDGVariablesTheCodeReads(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^(\S+, )*` + v + `\b`).MatchString(help) {
 			t.Errorf("help environment does not list %s, which the code reads", v)
 		}
+	}
+}
+
+// wantUsageError runs args and wants exit 2, nothing on stdout and one
+// line on stderr that holds want.
+func wantUsageError(t *testing.T, args []string, want string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code := Run(args, ios)
+	if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), want) || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out.String(), errOut.String(), want)
 	}
 }

@@ -60,10 +60,15 @@ var pastedCases = []struct {
 
 func TestPreparePasted(t *testing.T) {
 	for _, tt := range pastedCases {
-		v, typ, err := Prepare(tt.in, true)
-		if err != nil || v != tt.value || typ != tt.t {
-			t.Errorf("Prepare(%q) = %q, %s, %v; want %q, %s", tt.in, v, typ, err, tt.value, tt.t)
-		}
+		wantPrepared(t, tt.in, tt.value, tt.t)
+	}
+}
+
+func wantPrepared(t *testing.T, in, value string, typ Type) {
+	t.Helper()
+	v, got, err := Prepare(in, true)
+	if err != nil || v != value || got != typ {
+		t.Errorf("Prepare(%q) = %q, %s, %v; want %q, %s", in, v, got, err, value, typ)
 	}
 }
 
@@ -88,10 +93,7 @@ var missingColonCases = []struct {
 
 func TestPrepareMissingColon(t *testing.T) {
 	for _, tt := range missingColonCases {
-		v, typ, err := Prepare(tt.in, true)
-		if err != nil || v != tt.value || typ != tt.t {
-			t.Errorf("Prepare(%q) = %q, %s, %v; want %q, %s", tt.in, v, typ, err, tt.value, tt.t)
-		}
+		wantPrepared(t, tt.in, tt.value, tt.t)
 		// --no-refang takes the value as given: no repair either.
 		if v, _, _ := Prepare(tt.in, false); v != tt.in {
 			t.Errorf("Prepare(%q, no refang) = %q, want it as given", tt.in, v)
