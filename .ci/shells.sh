@@ -5,6 +5,7 @@
 #   tilookup se<TAB>                 -> search
 #   tilookup search --output <TAB>   -> csv json md misp ndjson stix table (the formats search writes)
 #   tilookup --profile <TAB>         -> the profiles of the config file
+#   tilookup triage --allow<TAB>     -> described as "... domains in FILE", no backticks (zsh, fish)
 # bash is driven through the function it registered for tilookup, with
 # COMP_WORDS/COMP_CWORD/COMP_LINE/COMP_POINT set as readline would; zsh runs
 # interactively on a pseudo-terminal (zsh/zpty) where Tab is bound to a
@@ -67,6 +68,24 @@ check() {
 			echo '      stderr:'
 			sed 's/^/      | /' "$work/stderr"
 		fi
+		failures=$((failures + 1))
+	fi
+}
+
+# A flag's description reads as the help's words: triage's --allowlist
+# names its value `FILE` (the help shows "--allowlist FILE"), and the
+# description beside the candidate must say FILE, not `FILE` (zsh and fish
+# print backticks as they are).
+desc_line="tilookup triage --allow"
+desc_want="domains in FILE"
+# check_desc SHELL HOW GOT: GOT, what the shell shows beside the candidates,
+# holds desc_want and no backtick.
+check_desc() {
+	if [[ $3 == *"$desc_want"* && $3 != *'`'* ]]; then
+		printf 'ok    %-5s %-10s %-28s -> described as ...%s...\n' "$1" "$2" "'$desc_line'" "$desc_want"
+	else
+		printf 'FAIL  %-5s %-10s %-28s -> want a description with [%s] and no backtick\n' "$1" "$2" "'$desc_line'" "$desc_want"
+		printf '      shown:\n%s\n' "$3" | sed 's/^/      | /'
 		failures=$((failures + 1))
 	fi
 }
@@ -134,6 +153,11 @@ compadd() {
 	local -a __got
 	builtin compadd -O __got "$@"
 	(( ${#__got} )) && print -rl -- $__got >>"$CAPTURE"
+	# What zsh shows beside each candidate: the array named after -d.
+	local i
+	for (( i = 1; i < $#; i++ )); do
+		[[ ${@[i]} == -d ]] && print -rl -- "${(@P)${@[i+1]}}" >>"$CAPTURE.desc"
+	done
 	builtin compadd "$@"
 }
 capture-complete() {
@@ -162,11 +186,14 @@ grep -q '^<<done>>$' "$CAPTURE" || { print "zsh: the completion widget never fin
 grep -v '^<<done>>$' "$CAPTURE"
 EOF
 zsh_run() {
+	: >|"$work/zsh-capture.desc"
 	ZDOTDIR=$zdot CAPTURE=$work/zsh-capture timeout 60 zsh -f "$work/drive.zsh" "$1" </dev/null 2>"$work/stderr"
 }
 for i in "${!lines[@]}"; do
 	check zsh installed "${lines[i]}" "${wants[i]}" "$(zsh_run "${lines[i]}" || true)"
 done
+zsh_run "$desc_line" >/dev/null || true
+check_desc zsh installed "$(cat "$work/zsh-capture.desc")"
 
 # ---- fish
 fish_run() {
@@ -181,6 +208,8 @@ for i in "${!lines[@]}"; do
 	check fish source "${lines[i]}" "${wants[i]}" "$(fish_run source "${lines[i]}" || true)"
 	check fish installed "${lines[i]}" "${wants[i]}" "$(fish_run installed "${lines[i]}" || true)"
 done
+check_desc fish source "$(fish_run source "$desc_line" || true)"
+check_desc fish installed "$(fish_run installed "$desc_line" || true)"
 
 if [ "$failures" -gt 0 ]; then
 	echo "shells.sh: $failures completion check(s) failed"

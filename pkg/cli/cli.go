@@ -43,6 +43,7 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	addCommands(root, f, onlyCommand(root, args))
 	routeStdLog(f)
 	root.SetArgs(args)
+	root.SetFlagErrorFunc(flagErrors(root, args))
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)

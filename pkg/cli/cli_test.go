@@ -540,3 +540,78 @@ func TestWatchWithoutANameFails(t *testing.T) {
 		}
 	}
 }
+
+// A mistyped flag gets the nearest flag of its command, as a mistyped
+// command gets the nearest command; a flag far from every other gets none.
+func TestMistypedFlagSuggestsTheNearest(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"triage", "--show-skiped", "r.txt"}, "unknown flag: --show-skiped. Did you mean --show-skipped? (see 'tilookup triage --help')"},
+		{[]string{"search", "--limt", "3", "x"}, "unknown flag: --limt. Did you mean --limit? (see 'tilookup search --help')"},
+		{[]string{"search", "--outptu", "json", "x"}, "Did you mean --output?"}, // an inherited flag
+		{[]string{"config", "list", "--zzzzzz"}, "unknown flag: --zzzzzz (see 'tilookup config list --help')"},
+	} {
+		wantUsageError(t, tt.args, tt.want)
+	}
+}
+
+// A flag of one command given before it is unknown to the root: the
+// message names the command it belongs to and says where to put it,
+// whatever the flag, not only the network ones.
+func TestCommandFlagBeforeTheCommand(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sandbox", "search", "x"}, "tilookup: --sandbox is a flag of tilookup search: give it after the command, as in tilookup search --sandbox ... (see 'tilookup --help')\n"},
+		{[]string{"--show-skipped", "triage", "r.txt"}, "--show-skipped is a flag of tilookup triage: give it after the command"},
+		{[]string{"--sandbox", "events", "me"}, "--sandbox is a flag of tilookup events me: give it after the command, as in tilookup events me --sandbox ..."},
+		{[]string{"--debug", "search", "x"}, "--debug belongs to the commands that call the service: give it after the command, as in tilookup search --debug VALUE"},
+		{[]string{"--bogus", "search", "x"}, "tilookup: unknown flag: --bogus (see 'tilookup --help')\n"},
+	} {
+		wantUsageError(t, tt.args, tt.want)
+	}
+}
+
+// Every XDG base-directory variable the code reads itself (a string literal
+// in a non-test source file) is in help environment, and says what tilookup
+// keeps there.
+func TestEnvironmentHelpNamesTheXDGVariablesTheCodeReads(t *testing.T) {
+	read := map[string]bool{}
+	literal := regexp.MustCompile(`"(XDG_[A-Z_]+)"`)
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		for _, m := range literal.FindAllStringSubmatch(string(src), -1) {
+			read[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !read["XDG_STATE_HOME"] || !read["XDG_DATA_HOME"] {
+		t.Fatalf("the scan found %v: it should find watch's XDG_STATE_HOME and completion install's XDG_DATA_HOME", read)
+	}
+	help := EnvironmentHelp()
+	for v := range read {
+		if !regexp.MustCompile(`(?m)^(\S+, )*` + v + `\b`).MatchString(help) {
+			t.Errorf("help environment does not list %s, which the code reads", v)
+		}
+	}
+}
+
+// wantUsageError runs args and wants exit 2, nothing on stdout and one
+// line on stderr that holds want.
+func wantUsageError(t *testing.T, args []string, want string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code := Run(args, ios)
+	if code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), want) || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out.String(), errOut.String(), want)
+	}
+}

@@ -57,6 +57,9 @@ events endpoint. Try it with no account:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if isCompletionRequest(cmd) {
+				completion.PlainFlagDescriptions(cmd.Root())
+			}
 			bindFlags(f, cmd)
 			watchInterrupts(cmd)
 			color, _ := cmd.Flags().GetString("color")
@@ -79,15 +82,7 @@ events endpoint. Try it with no account:
 			return cmd.Help()
 		},
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		msg := plainFlagError(err.Error())
-		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok && c == root && cmdutil.IsNetworkFlag(name) {
-			// Before the command, a flag of one command is unknown to the
-			// root (and a bool one takes the command for its value).
-			return cmdutil.ArgErrorf("--%s belongs to the commands that call the service: give it after the command, as in tilookup search --%s VALUE", name, name)
-		}
-		return cmdutil.ArgErrorf("%s", msg)
-	})
+	root.SetFlagErrorFunc(flagErrors(root, nil))
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version, as tilookup version does")
 
 	pf := root.PersistentFlags()
@@ -205,6 +200,12 @@ func onlyCommand(root *cobra.Command, args []string) string {
 		}
 	}
 	return ""
+}
+
+// isCompletionRequest tells cobra's hidden command that the shells'
+// completion scripts call on every TAB.
+func isCompletionRequest(cmd *cobra.Command) bool {
+	return cmd.Parent() == cmd.Root() && (cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd)
 }
 
 // bindFlags hands the running command's flags, its own and the inherited

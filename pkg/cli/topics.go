@@ -65,6 +65,8 @@ var moreEnvironment = []Entry{
 	{"HTTPS_PROXY, HTTP_PROXY, NO_PROXY", "The proxy for https and http requests, and the hosts that go direct. Through a proxy the token stays inside the TLS tunnel."},
 	{"XDG_CONFIG_HOME", "Where the config file is looked for (default ~/.config)."},
 	{"XDG_CACHE_HOME", "Where the cache lives, under tilookup/ (default ~/.cache)."},
+	{"XDG_STATE_HOME", "Where watch keeps what each list last saw, under tilookup/watch/ (default ~/.local/state)."},
+	{"XDG_DATA_HOME", "Only for completion install --shell bash, which writes the script under bash-completion/completions/ there (default ~/.local/share). tilookup keeps no data of its own there."},
 	{"GOGC", "Go's garbage collector setting. When unset, a bulk search that streams its records uses 400, which spares it about a tenth of its CPU: its heap may grow to five times what it holds (some 30 MB in all), within a soft limit of 128 MiB unless GOMEMLIMIT is set, so that large answers do not multiply it."},
 }
 

@@ -15,8 +15,8 @@ import (
 
 // Prepare is what `search` and `detect` call for each input: trim white
 // space, Validate, then (if refang) drop invisible characters, Refang, take
-// off the wrapping and punctuation that cling to a pasted value, reduce a
-// bare host with a port or a trailing "/" to the host, and Detect and
+// off the wrapping and punctuation that cling to a pasted value, put back
+// the colon of an http(s) scheme that lost it, reduce a bare host with a port or a trailing "/" to the host, and Detect and
 // Normalize. Without refang the value is taken exactly as given (trimmed of
 // white space only). value is what gets searched; on error it is "" and t is
 // Unknown. A value with inner white space that holds several indicators is
@@ -38,7 +38,7 @@ func Prepare(input string, refang bool) (value string, t Type, err error) {
 		raw := dropInvisible(v)
 		v = strings.TrimSpace(Refang(raw))
 		defanged = v != raw
-		v = bareHost(unwrap(v))
+		v = bareHost(missingColon(unwrap(v)))
 		if v == "" {
 			// Nothing but invisible characters: as empty as "".
 			return "", Unknown, Validate("")
@@ -69,16 +69,16 @@ func isFileName(s string) bool {
 const quotes = "\"'`“”‘’„‚«»‹›"
 
 // unwrap takes off, as long as any is left, the quotes, backticks, matching
-// or unmatched brackets (round, square, curly, angle) around a value, and
-// sentence punctuation after it. A value that would be left empty stays
-// as it was.
+// or unmatched brackets (round, square, curly, angle) and the "|" of a
+// Markdown table's cell around a value, and sentence punctuation after it.
+// A value that would be left empty stays as it was.
 func unwrap(s string) string {
 	orig := s
 	for {
 		prev := s
 		s = strings.TrimSpace(s)
 		s = trimTrailingPunct(s)
-		s = strings.TrimLeft(s, quotes)
+		s = strings.TrimLeft(s, quotes+"|") // "|" opens a Markdown table's cell
 		s = strings.TrimRight(s, quotes)
 		s = trimBrackets(s)
 		if s == prev {
@@ -91,12 +91,13 @@ func unwrap(s string) string {
 	return s
 }
 
-// trimTrailingPunct drops the sentence punctuation after a value. A colon is
-// kept after a colon: 2001:db8:: ends in one.
+// trimTrailingPunct drops the sentence punctuation after a value, and the
+// "|" of a Markdown table's cell (no indicator ends in one: a URL writes
+// it %7C). A colon is kept after a colon: 2001:db8:: ends in one.
 func trimTrailingPunct(s string) string {
 	for len(s) > 0 {
 		switch c := s[len(s)-1]; c {
-		case '.', ',', ';', '!', '?':
+		case '.', ',', ';', '!', '?', '|':
 		case ':':
 			if len(s) >= 2 && s[len(s)-2] == ':' {
 				return s
@@ -177,6 +178,36 @@ func bareHost(s string) string {
 	switch Detect(h[:end]) {
 	case IPv4, IPv6, Domain:
 		return h[:end]
+	}
+	return s
+}
+
+// missingColon reads a URL whose scheme lost its colon in the typing
+// (http//host/x, hxxps//host/x) as http://host/x, but only when the word
+// before "//" is http or https, defanged or not, and the host after it is
+// a domain or an address: anything else (http//intranet/x, a path such as
+// a//b) stays as it was, so that nothing is invented.
+func missingColon(s string) string {
+	i := strings.Index(s, "//")
+	if i < 3 || i > 5 {
+		return s
+	}
+	scheme := strings.ToLower(s[:i])
+	if scheme != "http" && scheme != "https" {
+		fanged, ok := fangScheme(s[:i])
+		if !ok || (fanged != "http" && fanged != "https") {
+			return s
+		}
+		scheme = fanged
+	}
+	fixed := scheme + "://" + s[i+2:]
+	p, ok := splitPastedURL(fixed)
+	if !ok {
+		return s
+	}
+	switch Detect(fixed[p.host:p.hostEnd]) {
+	case Domain, IPv4, IPv6:
+		return fixed
 	}
 	return s
 }

@@ -51,6 +51,8 @@ var pastedCases = []struct {
 	{"https://a.example/secure\tlogin", "https://a.example/secure\tlogin", Unknown},
 	{"https://a.example/secure login", "https://a.example/secure login", URL},
 	{"user [at] example [dot] com", "user@example.com", Email},
+	{"https://snippet.host/uikosx/raw|", "https://snippet.host/uikosx/raw", URL},
+	{"|evil.example.com|", "evil.example.com", Domain},
 	{"APT28 infrastructure", "APT28 infrastructure", Unknown},
 	{`""`, `""`, Unknown},
 	{"...", "...", Unknown},
@@ -58,15 +60,47 @@ var pastedCases = []struct {
 
 func TestPreparePasted(t *testing.T) {
 	for _, tt := range pastedCases {
-		v, typ, err := Prepare(tt.in, true)
-		if err != nil || v != tt.value || typ != tt.t {
-			t.Errorf("Prepare(%q) = %q, %s, %v; want %q, %s", tt.in, v, typ, err, tt.value, tt.t)
-		}
+		wantPrepared(t, tt.in, tt.value, tt.t)
+	}
+}
+
+func wantPrepared(t *testing.T, in, value string, typ Type) {
+	t.Helper()
+	v, got, err := Prepare(in, true)
+	if err != nil || v != value || got != typ {
+		t.Errorf("Prepare(%q) = %q, %s, %v; want %q, %s", in, v, got, err, value, typ)
 	}
 }
 
 // TestPastedAgreesWithExtract pins the "one set of rules": an indicator
 // pasted alone is what extract finds in the same text.
+// missingColonCases are URLs typed without their scheme's colon: read as
+// URLs only when the word is http(s) and the host a real one. Extract
+// (free text) keeps its own rule for them, so they are not pastedCases.
+var missingColonCases = []struct {
+	in, value string
+	t         Type
+}{
+	{"http//www.msap.services/2bKr8Z", "http://www.msap.services/2bKr8Z", URL},
+	{"HTTPS//evil.example.com", "https://evil.example.com", URL},
+	{"hxxps//evil[.]example[.]com/x", "https://evil.example.com/x", URL},
+	{"http//203.0.113.66:8080/x", "http://203.0.113.66:8080/x", URL},
+	{"http//intranet/x", "http//intranet/x", Unknown},
+	{"http//a!b.example/x", "http//a!b.example/x", Unknown},
+	{"ftp//files.example.com/x", "ftp//files.example.com/x", Unknown},
+	{"path//evil.example.com/x", "path//evil.example.com/x", Unknown},
+}
+
+func TestPrepareMissingColon(t *testing.T) {
+	for _, tt := range missingColonCases {
+		wantPrepared(t, tt.in, tt.value, tt.t)
+		// --no-refang takes the value as given: no repair either.
+		if v, _, _ := Prepare(tt.in, false); v != tt.in {
+			t.Errorf("Prepare(%q, no refang) = %q, want it as given", tt.in, v)
+		}
+	}
+}
+
 func TestPastedAgreesWithExtract(t *testing.T) {
 	for _, tt := range pastedCases {
 		if strings.ContainsAny(tt.in, " \t") {

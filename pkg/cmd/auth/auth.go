@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
@@ -152,6 +153,35 @@ func verifier(f *cmdutil.Factory) func(ctx context.Context, token string) error 
 		_, err = client.EventsMe(ctx)
 		return err
 	}
+}
+
+// probeToken is what the endpoint probe sends: no one's token, so that a
+// real events endpoint refuses it (401) and only a path that is no
+// endpoint at all answers 404.
+const probeToken = "tilookup-endpoint-probe"
+
+// prober calls GET /api/events/me on the events host with probeToken.
+func prober(f *cmdutil.Factory) func(ctx context.Context) error {
+	verify := verifier(f)
+	return func(ctx context.Context) error { return verify(ctx, probeToken) }
+}
+
+// noEventsEndpoint tells, after a 404 from GET /api/events/me, whether
+// that 404 says the events URL is wrong rather than that the caller has no
+// event record: the spec's 404 is for a caller the service has
+// authenticated, so the same path asked with no one's token must answer
+// 401 (or 403); a 404 to that too means nothing there checks tokens. It
+// returns the error to report, or nil when the 404 was the caller's.
+func noEventsEndpoint(ctx context.Context, e config.Endpoints, probe func(context.Context) error) *failure.Error {
+	if failure.KindOf(probe(ctx)) != failure.NotFound {
+		return nil
+	}
+	setting := "events_base_url"
+	if e.EventsURL == e.BaseURL && strings.HasPrefix(e.EventsSource, "base_url") {
+		setting += " (not set, so base_url)"
+	}
+	return failure.New(failure.Config, "%s answers 404 even without a token: %s does not point to the events service",
+		sanitize.String(api.RedactRawURL(strings.TrimSuffix(e.EventsURL, "/")+"/api/events/me")), setting)
 }
 
 // checker asks the service whether it accepts the stored token: a search

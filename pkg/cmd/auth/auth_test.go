@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,6 +79,8 @@ func newLogin(verify error) *loginCase {
 		Endpoints: func() (config.Endpoints, error) { return paired, nil },
 		Prompt:    func() (string, error) { c.prompts++; return "tok-123", nil },
 		Verify:    func(context.Context, string) error { c.checks++; return verify },
+		// A real events endpoint refuses no one's token.
+		Probe:     func(context.Context) error { return failure.New(failure.Auth, "401 unauthenticated") },
 		WithToken: true,
 	}
 	return c
@@ -127,14 +130,23 @@ func TestLoginVerifiesWithTheEventsHost(t *testing.T) {
 	for _, tc := range cases {
 		c := newLogin(tc.verify)
 		err := loginRun(context.Background(), c.opts)
-		msg := c.errOut.String()
-		if err != nil {
-			msg += err.Error()
-		}
 		_, stored := c.store.stored["ti.example"]
-		if failure.ExitCode(err) != tc.code || stored != tc.stored || c.checks != 1 || !strings.Contains(msg, tc.say) {
-			t.Errorf("%v: exit %d stored=%v checks=%d %q", tc.verify, failure.ExitCode(err), stored, c.checks, msg)
+		if failure.ExitCode(err) != tc.code || stored != tc.stored || c.checks != 1 || !strings.Contains(c.errOut.String()+fmt.Sprint(err), tc.say) {
+			t.Errorf("%v: exit %d stored=%v checks=%d %q %v", tc.verify, failure.ExitCode(err), stored, c.checks, c.errOut, err)
 		}
+	}
+}
+
+// A 404 that no one's token gets too is no caller's missing event record:
+// nothing at events_base_url checks tokens, so the token was never
+// checked, and login stores nothing and says which setting is wrong.
+func TestLoginTellsAWrongEventsURLFromNoEventRecord(t *testing.T) {
+	c := newLogin(failure.New(failure.NotFound, "404 no endpoint"))
+	c.opts.Probe = func(context.Context) error { return failure.New(failure.NotFound, "404 no endpoint") }
+	err := loginRun(context.Background(), c.opts)
+	if failure.ExitCode(err) != failure.ExitConfig || len(c.store.stored) != 0 ||
+		!strings.Contains(fmt.Sprint(err), "https://events.example/api/events/me answers 404 even without a token: events_base_url does not point to the events service; nothing was stored") {
+		t.Errorf("exit %d stored=%v: %v", failure.ExitCode(err), c.store.stored, err)
 	}
 }
 
@@ -182,8 +194,65 @@ func statusOpts(check func(cmdutil.ClientFor) error) (*StatusOptions, *bytes.Buf
 		FileHosts: func() []string { return nil },
 		FilePath:  func() string { return "" },
 		Check:     func(_ context.Context, w cmdutil.ClientFor) error { return check(w) },
+		Probe:     func(context.Context) error { return failure.New(failure.Auth, "401 unauthenticated") },
 		Getenv:    func(string) string { return "" },
 	}, out, store
+}
+
+// Status tells a 404 for a caller with no event record (a known token)
+// from a 404 that no one's token gets too (a wrong events_base_url: exit 3).
+func TestStatusTellsAWrongEventsURLFromNoEventRecord(t *testing.T) {
+	for _, probe := range []error{failure.New(failure.Auth, "401"), failure.New(failure.NotFound, "404 no endpoint")} {
+		opts, out, _ := statusOpts(func(w cmdutil.ClientFor) error {
+			if w == cmdutil.ForEvents {
+				return failure.New(failure.NotFound, "404")
+			}
+			return nil
+		})
+		opts.Probe = func(context.Context) error { return probe }
+		err := statusRun(context.Background(), opts)
+		wrongURL := failure.KindOf(probe) == failure.NotFound
+		want, code := "events: token known to the service", 0
+		if wrongURL {
+			want, code = "x events: https://events.example/api/events/me answers 404 even without a token: events_base_url does not point to the events service", failure.ExitConfig
+		}
+		if !strings.Contains(out.String(), want) || exitOf(err) != code {
+			t.Errorf("probe %v: exit %d, want %d and %q in:\n%s", probe, exitOf(err), code, want, out)
+		}
+	}
+}
+
+// A token with no base URL is no working setup: status says so on stderr
+// and exits 3 (no base URL), whether the token is in the environment or
+// the config file.
+func TestStatusWithATokenButNoBaseURLExits3(t *testing.T) {
+	for _, where := range []string{"environment", "file"} {
+		opts, out, _ := statusOpts(func(cmdutil.ClientFor) error { return nil })
+		opts.Endpoints = func() (config.Endpoints, error) { return config.Endpoints{}, nil }
+		if where == "environment" {
+			opts.Getenv = func(k string) string { return map[string]string{"TILOOKUP_TOKEN": "env-token-0123456789"}[k] }
+		} else {
+			opts.FileHosts = func() []string { return []string{"ti.example"} }
+		}
+		err := statusRun(context.Background(), opts)
+		if exitOf(err) != failure.ExitConfig || !strings.Contains(fmt.Sprint(err), "no base_url is configured, so searches will fail; run `tilookup config set base_url URL`") || out.Len() == 0 {
+			t.Errorf("%s: exit %d, err %v, stdout %q", where, exitOf(err), err, out)
+		}
+	}
+}
+
+// exitOf is the exit code err ends the run with, as cli reports it: a
+// status already printed carries its own.
+func exitOf(err error) int {
+	var reported *failure.Reported
+	var raised *failure.Raised
+	switch {
+	case errors.As(err, &reported):
+		return reported.Code
+	case errors.As(err, &raised):
+		return raised.Code
+	}
+	return failure.ExitCode(err)
 }
 
 // auth status shows both hosts with the scope of each URL, and checks the

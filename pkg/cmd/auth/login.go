@@ -31,6 +31,9 @@ type LoginOptions struct {
 	Prompt func() (string, error)
 	// Verify sends token to GET /api/events/me on the events host.
 	Verify func(ctx context.Context, token string) error
+	// Probe asks the same with no one's token, to tell a wrong
+	// events_base_url from a caller with no event record (both 404).
+	Probe func(ctx context.Context) error
 
 	Host      string
 	WithToken bool
@@ -45,6 +48,7 @@ func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) e
 		Store:     storeFunc(f),
 		Endpoints: endpointsFunc(f),
 		Verify:    verifier(f),
+		Probe:     prober(f),
 	}
 	opts.Prompt = func() (string, error) {
 		b, err := f.IO.ReadPassword()
@@ -59,8 +63,11 @@ and stores it in the OS keyring under service "tilookup", user HOST.
 Before prompting, login checks that the token can be stored (the keyring
 answers, or --insecure-storage). Before storing, it checks the token with
 GET /api/events/me on the events host: a 401 refuses it (exit 4) and
-nothing is stored; 200, 403 and 404 mean the service knows the token; when
-the service cannot be reached, the token is stored with a warning.`,
+nothing is stored; 200, 403 and 404 mean the service knows the token, except
+a 404 that the same request with no one's token gets too: then
+events_base_url does not point to the events service, and nothing is stored
+(exit 3). When the service cannot be reached, the token is stored with a
+warning.`,
 		Example: `  tilookup auth login
   tilookup auth login --host ti.example.com
   printenv TI_TOKEN | tilookup auth login --with-token
@@ -145,7 +152,12 @@ func verify(ctx context.Context, opts *LoginOptions, host, token string) (string
 	switch failure.KindOf(err) {
 	case "":
 		return "accepted by the service", nil
-	case failure.Forbidden, failure.NotFound:
+	case failure.NotFound:
+		if err := noEventsEndpoint(ctx, e, opts.Probe); err != nil {
+			return "", err.WithHint("nothing was stored; run `tilookup config set events_base_url URL`, or use --no-verify to store the token anyway")
+		}
+		return "known to the service", nil
+	case failure.Forbidden:
 		return "known to the service", nil
 	case failure.Auth:
 		return "", failure.New(failure.Auth, "the events service at %s refused the token (%s); nothing was stored", sanitize.String(e.EventsURL), refusal(err)).

@@ -27,7 +27,10 @@ type StatusOptions struct {
 	FileHosts func() []string
 	FilePath  func() string
 	// Check asks the service whether it accepts the stored token.
-	Check  func(ctx context.Context, forWhat cmdutil.ClientFor) error
+	Check func(ctx context.Context, forWhat cmdutil.ClientFor) error
+	// Probe asks the events host with no one's token, to tell a wrong
+	// events_base_url from a caller with no event record (both 404).
+	Probe  func(ctx context.Context) error
 	Getenv func(string) string
 
 	Host    string
@@ -41,6 +44,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
 		Store:     storeFunc(f),
 		Endpoints: endpointsFunc(f),
 		Check:     checker(f),
+		Probe:     prober(f),
 		Getenv:    os.Getenv,
 	}
 	opts.FileHosts = func() []string {
@@ -64,8 +68,10 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
 host with a token in the config file: the URL and the scope it was set in,
 where the token comes from, a masked form, and, unless --no-check, whether
 the service accepts it (one search on the search host, GET /api/events/me on
-the events host). Exits 3 when a host has no token and 4 when the service
-refuses one.`,
+the events host). Exits 3 when a host has no token, when no base_url is
+configured (searches would fail, whatever the token), or when
+events_base_url answers 404 even without a token (it does not point to the
+events service); 4 when the service refuses a token.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -87,18 +93,31 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	}
 	search, events := hosts(e)
 	list, err := statusHosts(opts, search, events)
-	if err != nil || len(list) == 0 {
-		return err
-	}
-	store, err := opts.Store()
 	if err != nil {
 		return err
 	}
 	var tally failure.Tally
-	for _, h := range list {
-		tally.RaiseCode(hostStatus(ctx, opts, store, e, h, search, events))
+	if len(list) > 0 {
+		store, err := opts.Store()
+		if err != nil {
+			return err
+		}
+		for _, h := range list {
+			tally.RaiseCode(hostStatus(ctx, opts, store, e, h, search, events))
+		}
 	}
-	return tally.Err(nil, false)
+	return tally.Err(noBaseURL(search), false)
+}
+
+// noBaseURL is the configuration error of a status that found a token
+// but no search host: whatever the token, every search would fail, so
+// status must not exit 0 (the contract's exit 3, no base URL).
+func noBaseURL(search string) error {
+	if search != "" {
+		return nil
+	}
+	return failure.New(failure.Config, "no base_url is configured, so searches will fail").
+		WithHint("run `tilookup config set base_url URL`")
 }
 
 // statusHosts is the search host, the events host, then the other hosts
@@ -160,10 +179,10 @@ func hostStatus(ctx context.Context, opts *StatusOptions, store TokenStore, e co
 	}
 	var tally failure.Tally
 	if h == search {
-		tally.RaiseCode(check(ctx, opts, cmdutil.ForSearch, "search"))
+		tally.RaiseCode(check(ctx, opts, e, cmdutil.ForSearch, "search"))
 	}
 	if h == events {
-		tally.RaiseCode(check(ctx, opts, cmdutil.ForEvents, "events"))
+		tally.RaiseCode(check(ctx, opts, e, cmdutil.ForEvents, "events"))
 	}
 	return tally.Code(false)
 }
@@ -186,10 +205,16 @@ func eventsNote(e config.Endpoints, h, search, events string) string {
 }
 
 // check prints what the service said of the token on one endpoint.
-func check(ctx context.Context, opts *StatusOptions, forWhat cmdutil.ClientFor, name string) int {
+func check(ctx context.Context, opts *StatusOptions, e config.Endpoints, forWhat cmdutil.ClientFor, name string) int {
 	err := opts.Check(ctx, forWhat)
 	out := opts.IO.Out
 	kind := failure.KindOf(err)
+	if forWhat == cmdutil.ForEvents && kind == failure.NotFound {
+		if wrong := noEventsEndpoint(ctx, e, opts.Probe); wrong != nil {
+			fmt.Fprintf(out, "  x %s: %s\n", name, oneLine(wrong))
+			return failure.ExitCode(wrong)
+		}
+	}
 	switch {
 	case err == nil:
 		fmt.Fprintf(out, "  - %s: accepted by the service\n", name)

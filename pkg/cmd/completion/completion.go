@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -144,4 +145,23 @@ func newShellCmd(f *cmdutil.Factory, shell string, runF func(context.Context, *O
 	}
 	cmd.Flags().BoolVar(&noDesc, "no-descriptions", false, "complete without a description beside each value")
 	return cmd
+}
+
+// PlainFlagDescriptions rewrites the usage of every flag under root as
+// the help reads it: a usage that names its value in backticks ("config
+// `file`", for the help's "--config file") loses the backticks, which
+// cobra's completion request would otherwise hand to the shell as they are
+// (zsh and fish show them literally). Only a completion request may call
+// it: it prints no help, so the value names are no longer needed.
+func PlainFlagDescriptions(root *cobra.Command) {
+	unquote := func(f *pflag.Flag) { _, f.Usage = pflag.UnquoteUsage(f) }
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(unquote)
+		c.PersistentFlags().VisitAll(unquote)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/tilookup/tilookup/pkg/cli"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 )
@@ -234,5 +237,40 @@ func TestDynamicCompletion(t *testing.T) {
 	}
 	if got := complete(t, "auth", "login", "--host", ""); !slices.Contains(got, "ti.example.com") {
 		t.Errorf("auth login --host <TAB>: got %q, want ti.example.com", got)
+	}
+}
+
+// Flag descriptions in completions read as the help's words: a usage that
+// names its value `FILE` for the help's "--allowlist FILE" shows FILE,
+// never the backticks (zsh and fish print them literally). Every command's
+// flags are asked for, from the tree itself.
+func TestFlagDescriptionsHaveNoBackticks(t *testing.T) {
+	isolate(t)
+	quoted := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		path := strings.Fields(c.CommandPath())[1:]
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !strings.Contains(f.Usage, "`") || f.Hidden {
+				return
+			}
+			quoted++
+			_, plain := pflag.UnquoteUsage(f)
+			out, errOut, code := run(t, append(append([]string{"__complete"}, path...), "--"+f.Name[:len(f.Name)-1])...)
+			if code != 0 {
+				t.Fatalf("%v --%s: exit %d: %s", path, f.Name, code, errOut)
+			}
+			want := "--" + f.Name + "\t" + plain
+			if !slices.Contains(strings.Split(out, "\n"), want) || strings.Contains(out, "`") {
+				t.Errorf("tilookup %s --%s<TAB>: want the line %q, got:\n%s", strings.Join(path, " "), f.Name, want, out)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(cli.NewRootCmdForDocs())
+	if quoted == 0 {
+		t.Fatal("no flag names its value in backticks: the test checks nothing")
 	}
 }
