@@ -80,17 +80,14 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			wd, err := os.Getwd()
 			env.Setenv("TESTDATA", filepath.Join(wd, "..", "..", "testdata"))
+			env.Values[faultKey{}] = &faultServer{}
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sandbox-fault": sandboxFault,
 			"check-bulk":    checkBulk,
 			"hosts":         hosts,
-			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
-				d, err := time.ParseDuration(args[0])
-				ts.Check(err)
-				time.Sleep(d)
-			},
+			"wait-requests": waitRequests,
 		},
 	})
 }
@@ -110,6 +107,12 @@ func hosts(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o600))
 }
 
+// faultKey holds a script's latest fault sandbox (a *faultServer) among
+// its values, for wait-requests.
+type faultKey struct{}
+
+type faultServer struct{ srv *sandbox.Server }
+
 // sandboxFault starts a second sandbox whose every request gets the fault
 // spec in args[0], and exports its URLs as FAULT_URL and FAULT_EVENTS_URL.
 func sandboxFault(ts *testscript.TestScript, neg bool, args []string) {
@@ -119,8 +122,33 @@ func sandboxFault(ts *testscript.TestScript, neg bool, args []string) {
 	srv, err := sandbox.Start(sandbox.Options{Faults: args[0]}, "", "")
 	ts.Check(err)
 	ts.Defer(func() { srv.Close() })
+	ts.Value(faultKey{}).(*faultServer).srv = srv
 	ts.Setenv("FAULT_URL", srv.SearchURL)
 	ts.Setenv("FAULT_EVENTS_URL", srv.EventsURL)
+}
+
+// waitRequests N waits until the latest fault sandbox has begun to serve N
+// search requests: a command in the background is then under way (its
+// signal handlers set, some values done), whatever the machine's load. A
+// fixed sleep was either too short on a loaded machine or wasted time on
+// a quiet one.
+func waitRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: wait-requests N")
+	}
+	n, err := strconv.ParseInt(args[0], 10, 64)
+	ts.Check(err)
+	f := ts.Value(faultKey{}).(*faultServer)
+	if f.srv == nil {
+		ts.Fatalf("wait-requests: no sandbox-fault started")
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for f.srv.Requests() < n {
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-requests: %d of %d requests after 2 minutes", f.srv.Requests(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // checkBulk [-prefix] OUT VALUES [RATE KIND] checks a bulk NDJSON run:

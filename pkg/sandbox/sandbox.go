@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -202,7 +203,13 @@ type Server struct {
 	cancel  context.CancelFunc // ends every request's context
 	once    sync.Once
 	err     error
+	// requests counts the requests the search listener has begun to
+	// serve, so that a test can wait for a run to be under way.
+	requests atomic.Int64
 }
+
+// Requests is how many search requests the server has begun to serve.
+func (s *Server) Requests() int64 { return s.requests.Load() }
 
 // Start listens on searchAddr and eventsAddr ("" means 127.0.0.1:0, a free
 // loopback port) and serves until Close. It returns once both listeners are
@@ -235,7 +242,7 @@ func Start(opts Options, searchAddr, eventsAddr string) (*Server, error) {
 	for _, pair := range []struct {
 		l net.Listener
 		h http.Handler
-	}{{search, NewSearchHandler(opts)}, {events, NewEventsHandler(opts)}} {
+	}{{search, s.counted(NewSearchHandler(opts))}, {events, NewEventsHandler(opts)}} {
 		srv := &http.Server{
 			Handler:           pair.h,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -248,6 +255,13 @@ func Start(opts Options, searchAddr, eventsAddr string) (*Server, error) {
 		go func() { _ = srv.Serve(pair.l) }()
 	}
 	return s, nil
+}
+
+func (s *Server) counted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		h.ServeHTTP(w, r)
+	})
 }
 
 func listen(addr string) (net.Listener, error) {
