@@ -180,7 +180,7 @@ if wait_for ctrlc '^__DONE__130'; then
 	screen=$(tmux -L "$sock" capture-pane -p -J -t ctrlc) # -J: the line as one, unwrapped
 	line=$(grep -E '^interrupted: [0-9]+ of 2000 values done' <<<"$screen" || true)
 	n=$(sed -E 's/^interrupted: ([0-9]+) of.*/\1/' <<<"$line")
-	if [ -z "$line" ] || ! grep -q -- "--skip $n\$" <<<"$line"; then
+	if [ -z "$line" ] || ! grep -q -- "--skip $n and its output appended (>>" <<<"$line"; then
 		fail "ctrl-c: no 'N of 2000 values done ... --skip N' line: $screen"
 	elif [ "$(wc -l <"$work/home/out.ndjson")" != "$n" ]; then
 		fail "ctrl-c: $n values done but $(wc -l <"$work/home/out.ndjson") records written"
