@@ -69,6 +69,12 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 the ones not worth a lookup, searches the rest in bulk and reports what is
 known about them.
 
+Each URL's host is looked up too, as a domain or an address, so that a
+report naming hxxps://evil[.]example/x/y gets the answers for evil.example
+as well as for the URL. The table marks such a value "domain (URL host)" and
+names the URL, -o json, ndjson and csv carry the URL as from_url, and the
+summary counts them; the skip rules apply to a host as to any value.
+
 HTML (by its name, or by its first bytes; --input html|text to say so) is read
 as a reader sees it: text and href values only, so an address in a script, a
 style or a tracking pixel's src is not taken for an indicator; the head and

@@ -678,3 +678,25 @@ func TestTableSaysHowManyMoreResources(t *testing.T) {
 		t.Errorf("resources: %d listed, ends %q", strings.Count(got, "Feed 2"), got[len(got)-30:])
 	}
 }
+
+// Triage looks up each URL's host too (issue 38): the help says so, in
+// the words the table uses for such a value, and the run does it.
+func TestHelpSaysEachURLHostIsLookedUp(t *testing.T) {
+	h := newHarness(t, output.JSON)
+	h.in.WriteString("payload at hxxps://drop[.]example/x/y\n")
+	h.stub("https://drop.example/x/y")
+	h.stub("drop.example", "Feed")
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.out.String(), `"value":"drop.example","type":"domain","from_url":"https://drop.example/x/y"`) {
+		t.Fatalf("the URL's host was not looked up:\n%s", h.out)
+	}
+	ios, _, _, _ := iostreams.Test()
+	long := strings.Join(strings.Fields(NewCmd(&cmdutil.Factory{IO: ios}, nil).Long), " ")
+	for _, want := range []string{"Each URL's host is looked up too", report.TypeLabel("domain", "u"), "from_url"} {
+		if !strings.Contains(long, want) {
+			t.Errorf("triage --help does not say %q", want)
+		}
+	}
+}
