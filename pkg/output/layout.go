@@ -76,6 +76,9 @@ type cell struct {
 	link   string
 	kind   cellKind
 	absent bool // the record has no such key: a dash in a table, no line in a record view
+	// raw is the value as the server sent it when it is a string, before
+	// defanging and sanitizing: compared with the query (withoutQuery).
+	raw string
 }
 
 // textCell makes a cell from server text: capped, sanitized.
@@ -549,9 +552,7 @@ type field struct {
 // writeTableOrRecords writes g as a table when it fits the width, else as a
 // record view: each row as "key: value" lines, like psql's expanded mode.
 func writeTableOrRecords(o Options, b *bytes.Buffer, g *grid) {
-	natural := g.naturalWidths()
-	if widths, ok := fitWidths(g.cols, natural, o.Width); ok && g.readable(natural, widths) {
-		writeGrid(o, b, g, widths)
+	if g.writeTable(o, b) {
 		return
 	}
 	for r, row := range g.rows {
@@ -572,6 +573,18 @@ func writeTableOrRecords(o Options, b *bytes.Buffer, g *grid) {
 		}
 		writeFields(o, b, fields)
 	}
+}
+
+// writeTable writes g as a table and tells whether it did: not when it
+// does not fit o.Width readably.
+func (g *grid) writeTable(o Options, b *bytes.Buffer) bool {
+	natural := g.naturalWidths()
+	widths, ok := fitWidths(g.cols, natural, o.Width)
+	if !ok || !g.readable(natural, widths) {
+		return false
+	}
+	writeGrid(o, b, g, widths)
+	return true
 }
 
 // fits tells whether every column shows whole within width.
