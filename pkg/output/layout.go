@@ -315,6 +315,8 @@ func shrink(cols []column, natural, widths []int, avail int) {
 type grid struct {
 	cols []column
 	rows [][]cell
+	// noHeader: the rows only, without the column titles.
+	noHeader bool
 	// keep is the share of the natural width below which the table would be
 	// too cut to read and a record view is shown instead; 0 accepts any
 	// fit within the columns' minimum widths.
@@ -324,7 +326,9 @@ type grid struct {
 func (g *grid) naturalWidths() []int {
 	w := make([]int, len(g.cols))
 	for i, c := range g.cols {
-		w[i] = textWidth(c.title)
+		if !g.noHeader {
+			w[i] = textWidth(c.title)
+		}
 	}
 	for _, row := range g.rows {
 		for i := range g.cols {
@@ -391,7 +395,9 @@ func writeGrid(o Options, b *bytes.Buffer, g *grid, widths []int) {
 	t := lt.t
 	t.Reset()
 	t.Options(tablewriter.WithColumnWidths(colWidths))
-	t.Header(line(header))
+	if !g.noHeader {
+		t.Header(line(header))
+	}
 	for _, row := range g.rows {
 		if err := t.Append(line(row)); err != nil {
 			panic(err) // a []string row always converts

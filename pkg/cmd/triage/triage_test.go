@@ -283,15 +283,6 @@ Skipped (3)
 	}
 }
 
-func TestTableWrapsResourcesOnATerminal(t *testing.T) {
-	tt := &tableText{width: 40}
-	tt.wrap("Malware samples 1, Sandbox detonations 3, Community IOC feed 1", "      ")
-	want := "      Malware samples 1,\n      Sandbox detonations 3,\n      Community IOC feed 1\n"
-	if tt.b.String() != want {
-		t.Errorf("wrapped:\n%q\nwant\n%q", tt.b.String(), want)
-	}
-}
-
 func TestCSV(t *testing.T) {
 	h := newHarness(t, output.CSV)
 	h.in.WriteString("203.0.113.66 and =cmd.example and 10.0.0.1")
@@ -622,21 +613,60 @@ type quitPager struct{}
 
 func (quitPager) Write([]byte) (int, error) { return 0, iostreams.ErrClosedPager }
 
-// The value column widens with the terminal: at 200 columns a 60-character
-// URL keeps the column aligned; at 80 it takes its own width.
-func TestValueColumnWidensWithTheTerminal(t *testing.T) {
-	long := "https://files.example.net/payloads/2026/11/loader-stage-two.bin" // 63 characters
-	rs := func() []row { return []row{{long, "url", "", ""}, {"198.51.100.250", "ipv4", "", ""}} }
-	wide := &tableText{width: 200}
-	wide.section("No match", rs())
-	if !strings.Contains(wide.b.String(), "\n  198.51.100.250"+strings.Repeat(" ", len(long)-len("198.51.100.250"))+"  ipv4") {
-		t.Errorf("200 columns:\n%s", wide.b.String())
+// The table fits the terminal and keeps its columns aligned, URL host
+// rows too (issue 38): at 80 and 200 columns no line is wider, and each
+// section's TYPE starts at one column; piped, nothing is cut.
+func TestTableFitsAndAligns(t *testing.T) {
+	long := "https://files.example.net/payloads/2026/11/loader-stage-two-of-the-campaign.bin"
+	report := "44d88612fea8a8f36de82e1278abb02f and " + long + " and 198.51.100.250 and 10.0.0.5\n"
+	for _, width := range []int{0, 80, 200} {
+		h := newHarness(t, output.Table)
+		h.opts.IO.SetTTY(false, width > 0, false)
+		h.opts.IO.SetTerminalWidth(width)
+		h.opts.Output = func() (output.Options, error) { return output.Options{Format: output.Table, TTY: width > 0}, nil }
+		h.opts.ShowSkipped = true
+		h.in.WriteString(report)
+		h.stub("44d88612fea8a8f36de82e1278abb02f", "Malware samples", "Sandbox detonations", "Community IOC feed", "Phishing e-mail campaigns")
+		h.stub(long)
+		h.stub("files.example.net")
+		h.stub("198.51.100.250")
+		if err := h.run(); err != nil {
+			t.Fatal(err)
+		}
+		out := h.out.String()
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if width > 0 && len([]rune(line)) > width {
+				t.Errorf("width %d: a line of %d columns: %q", width, len([]rune(line)), line)
+			}
+		}
+		if width == 0 && !strings.Contains(out, "host of "+long) {
+			t.Errorf("piped: the URL was cut:\n%s", out)
+		}
+		// In each section, the types start at one column.
+		for _, section := range strings.Split(out, "\n\n") {
+			at := -1
+			for _, line := range strings.Split(section, "\n") {
+				i := typeColumn(line)
+				if i < 0 {
+					continue
+				}
+				if at >= 0 && i != at {
+					t.Errorf("width %d: TYPE at column %d, then %d:\n%s", width, at, i, section)
+				}
+				at = i
+			}
+		}
 	}
-	narrow := &tableText{width: 80}
-	narrow.section("No match", rs())
-	if !strings.Contains(narrow.b.String(), "\n  198.51.100.250  ipv4") {
-		t.Errorf("80 columns:\n%s", narrow.b.String())
+}
+
+// typeColumn is where a row's type starts, -1 for a line that is no row.
+func typeColumn(line string) int {
+	for _, typ := range []string{"  md5", "  url", "  domain", "  ipv4"} {
+		if i := strings.Index(line, typ); i > 0 && strings.HasPrefix(line, "  ") {
+			return len([]rune(line[:i]))
+		}
 	}
+	return -1
 }
 
 // A refused token: the table says once that nothing more was sent and
