@@ -206,7 +206,26 @@ func run(ctx context.Context, opts *Options) error {
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
 		runErr = err
 	}
+	if sum.Interrupted {
+		// Whatever the format, say how far the run got: a document
+		// written on a file or a pipe must not pass for the whole.
+		fmt.Fprintln(opts.IO.ErrOut, interruptedLine(&s.tally, src.total(time.Second)))
+		s.tally.RaiseCode(failure.ExitInterrupted)
+		return &failure.Reported{Code: s.tally.Code(true)}
+	}
 	return s.tally.Err(runErr, true)
+}
+
+// interruptedLine says how far an interrupted triage got, "N of M"
+// indicators when the whole report could be counted (total < 0: not), as
+// search's line does.
+func interruptedLine(t *failure.Tally, total int) string {
+	done := t.Total()
+	count := plural(done, "indicator", "indicators")
+	if total >= 0 {
+		count = fmt.Sprintf("%d of %s", done, plural(total, "indicator", "indicators"))
+	}
+	return fmt.Sprintf("interrupted: %s looked up (%s); the report covers those only", count, t.Counts())
 }
 
 // warn says on stderr, whatever stderr is, what the report loses: an

@@ -730,3 +730,28 @@ func TestHelpSaysEachURLHostIsLookedUp(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C says how far the run got, "N of M", whatever the format (issue
+// 38: -o md said only "interrupted").
+func TestInterruptedSaysNOfM(t *testing.T) {
+	for _, format := range []output.Format{output.MD, output.JSON, output.Table} {
+		h := newHarness(t, format)
+		h.in.WriteString("a1.example a2.example a3.example a4.example 10.0.0.1\n")
+		h.opts.Concurrency = 1
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stub("a1.example", "Feed")
+		h.reg.Register("slow", httpmock.Any(), func(r *http.Request) (*http.Response, error) {
+			cancel()
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		err := run(ctx, h.opts)
+		if exitCode(err) != failure.ExitInterrupted {
+			t.Fatalf("%s: err = %v, want exit 130", format, err)
+		}
+		want := "interrupted: 1 of 4 indicators looked up (1 matched, 0 no match, 0 unsupported, 0 failed); the report covers those only\n"
+		if got := h.errOut.String(); got != want {
+			t.Errorf("%s: stderr\n got %q\nwant %q", format, got, want)
+		}
+	}
+}
