@@ -5,7 +5,7 @@
 # wrapped, so a line wider than the pane shows up as one long logical line.
 # Each run must have no logical line wider than the pane and must show its
 # important fields. Runs: a single-value search, --preview, a bulk run from a
-# pipe, `events me`, and `events me` through the default pager (less -FRX),
+# pipe, triage's and detect's tables, `events me`, and `events me` through the default pager (less -FRX),
 # quit with q; then bulk runs that must leave no progress bar behind
 # (`| head -1`, `| less`) and a Ctrl-C that must say "N of M". Everything runs against the built-in sandbox.
 #
@@ -75,6 +75,26 @@ check() {
 	[ "$failures" -gt "$before" ] || echo "ok   $name ($lines lines)"
 }
 
+# aligned WIDTH NAME TITLE ROWS: each line matching ROWS (grep -E) has a
+# cell starting where the header's TITLE does.
+aligned() {
+	local header col
+	header=$(grep -m1 -E "(^| )$3( |\$)" "$work/$2.txt" || true)
+	col=${header%%"$3"*}
+	col=${#col}
+	while IFS= read -r line; do
+		[ "${line:$col:1}" != " " ] && [ "${line:$((col - 1)):1}" = " " ] ||
+			fail "$2: row not aligned with $3 at column $col: $line"
+	done < <(grep -E -- "$4" "$work/$2.txt")
+}
+
+# A report with a long URL (its host is looked up too) and noise.
+cat >"$work/home/report.txt" <<'REPORT'
+The loader 44d88612fea8a8f36de82e1278abb02f called home to 203.0.113.66 and
+fetched https://login-update.example.net/wp-admin/css/index.php?lang=en from
+there; internal hosts 10.1.2.3 and http://169.254.169.254/latest/meta-data/.
+REPORT
+
 md5=44d88612fea8a8f36de82e1278abb02f
 for width in 80 200; do
 	run "$width" "search-$width" "tilookup search --sandbox $md5"
@@ -95,6 +115,16 @@ for width in 80 200; do
 		[ "${line:$col:1}" != " " ] && [ "${line:$((col - 1)):1}" = " " ] ||
 			fail "bulk-$width: row not aligned with TYPE at column $col: $line"
 	done < <(grep -E '^(192\.0\.2\.1|44d8)' "$work/bulk-$width.txt")
+
+	# triage's table and detect's: URL host rows and long URLs fit, and
+	# the columns line up (TYPE at one column in each section).
+	run "$width" "triage-$width" "tilookup triage --sandbox --show-skipped --no-pager ~/report.txt"
+	check "$width" "triage-$width" '^Matched \(' 'domain \(URL host\)' 'ipv4 \(URL host\) +link-local address; host of' '^Skipped \('
+	aligned "$width" "triage-$width" md5 '^  203\.0\.113\.66 '
+	aligned "$width" "triage-$width" domain '^  44d886'
+	run "$width" "detect-$width" "tilookup detect 'hxxps://login-update[.]example[.]net/wp-admin/css/index.php?lang=en&session=0123456789abcdef' 198.51.100[.]7"
+	check "$width" "detect-$width" '^INPUT +VALUE +TYPE' ' url$' ' ipv4$'
+	aligned "$width" "detect-$width" TYPE '( url| ipv4)$'
 
 	run "$width" "events-$width" "tilookup events me --sandbox"
 	check "$width" "events-$width" 'user\.username: +demo_analyst' 'organization\.name:' \
@@ -180,7 +210,7 @@ if wait_for ctrlc '^__DONE__130'; then
 	screen=$(tmux -L "$sock" capture-pane -p -J -t ctrlc) # -J: the line as one, unwrapped
 	line=$(grep -E '^interrupted: [0-9]+ of 2000 values done' <<<"$screen" || true)
 	n=$(sed -E 's/^interrupted: ([0-9]+) of.*/\1/' <<<"$line")
-	if [ -z "$line" ] || ! grep -q -- "--skip $n\$" <<<"$line"; then
+	if [ -z "$line" ] || ! grep -q -- "--skip $n and its output appended (>>" <<<"$line"; then
 		fail "ctrl-c: no 'N of 2000 values done ... --skip N' line: $screen"
 	elif [ "$(wc -l <"$work/home/out.ndjson")" != "$n" ]; then
 		fail "ctrl-c: $n values done but $(wc -l <"$work/home/out.ndjson") records written"

@@ -76,6 +76,9 @@ type cell struct {
 	link   string
 	kind   cellKind
 	absent bool // the record has no such key: a dash in a table, no line in a record view
+	// raw is the value as the server sent it when it is a string, before
+	// defanging and sanitizing: compared with the query (withoutQuery).
+	raw string
 }
 
 // textCell makes a cell from server text: capped, sanitized.
@@ -312,6 +315,8 @@ func shrink(cols []column, natural, widths []int, avail int) {
 type grid struct {
 	cols []column
 	rows [][]cell
+	// noHeader: the rows only, without the column titles.
+	noHeader bool
 	// keep is the share of the natural width below which the table would be
 	// too cut to read and a record view is shown instead; 0 accepts any
 	// fit within the columns' minimum widths.
@@ -321,7 +326,9 @@ type grid struct {
 func (g *grid) naturalWidths() []int {
 	w := make([]int, len(g.cols))
 	for i, c := range g.cols {
-		w[i] = textWidth(c.title)
+		if !g.noHeader {
+			w[i] = textWidth(c.title)
+		}
 	}
 	for _, row := range g.rows {
 		for i := range g.cols {
@@ -388,7 +395,9 @@ func writeGrid(o Options, b *bytes.Buffer, g *grid, widths []int) {
 	t := lt.t
 	t.Reset()
 	t.Options(tablewriter.WithColumnWidths(colWidths))
-	t.Header(line(header))
+	if !g.noHeader {
+		t.Header(line(header))
+	}
 	for _, row := range g.rows {
 		if err := t.Append(line(row)); err != nil {
 			panic(err) // a []string row always converts
@@ -549,9 +558,7 @@ type field struct {
 // writeTableOrRecords writes g as a table when it fits the width, else as a
 // record view: each row as "key: value" lines, like psql's expanded mode.
 func writeTableOrRecords(o Options, b *bytes.Buffer, g *grid) {
-	natural := g.naturalWidths()
-	if widths, ok := fitWidths(g.cols, natural, o.Width); ok && g.readable(natural, widths) {
-		writeGrid(o, b, g, widths)
+	if g.writeTable(o, b) {
 		return
 	}
 	for r, row := range g.rows {
@@ -572,6 +579,18 @@ func writeTableOrRecords(o Options, b *bytes.Buffer, g *grid) {
 		}
 		writeFields(o, b, fields)
 	}
+}
+
+// writeTable writes g as a table and tells whether it did: not when it
+// does not fit o.Width readably.
+func (g *grid) writeTable(o Options, b *bytes.Buffer) bool {
+	natural := g.naturalWidths()
+	widths, ok := fitWidths(g.cols, natural, o.Width)
+	if !ok || !g.readable(natural, widths) {
+		return false
+	}
+	writeGrid(o, b, g, widths)
+	return true
 }
 
 // fits tells whether every column shows whole within width.

@@ -290,3 +290,34 @@ func TestWriteGrid(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewLeavesOutTheQuery: a preview column that only repeats the
+// query (the domain of passive DNS records found by that domain) is left
+// out, as MATCHED VALUE is in the results table, so that the records are a
+// table at the width the other columns need (issue 38).
+func TestPreviewLeavesOutTheQuery(t *testing.T) {
+	const q = "login-update.example.net"
+	raw := `{"query":"` + q + `","results":[{"label":"Passive DNS","count":2,"preview":[` +
+		`{"domain":"` + q + `","rrtype":"A","ip":"203.0.113.66"},` +
+		`{"domain":"LOGIN-UPDATE.example.net","rrtype":"A","ip":"198.51.100.109"}]}]}`
+	r := Record{Query: q, Resp: decode(t, []byte(raw))}
+	header := "rrtype  ip"
+	width := len("rrtype") + colGap + len("198.51.100.109") // the table without the domain
+	for _, w := range []int{0, width} {
+		out := string(printSearch(t, Options{Preview: true, Width: w}, false, r))
+		preview := out[strings.Index(out, "Preview:"):]
+		if !strings.Contains(preview, "\n"+header+"\n") || strings.Contains(preview, "domain") {
+			t.Errorf("width %d: want a table without the query's column:\n%s", w, preview)
+		}
+	}
+	// Too narrow for the table, the record view shows each record whole.
+	if out := string(printSearch(t, Options{Preview: true, Width: width - 1}, false, r)); !strings.Contains(out, "\ndomain:  login-update") {
+		t.Errorf("record view without the domain:\n%s", out)
+	}
+	// A column that also holds other values stays.
+	other := strings.Replace(raw, `"domain":"LOGIN-UPDATE.example.net"`, `"domain":"cdn.example.net"`, 1)
+	out := string(printSearch(t, Options{Preview: true}, false, Record{Query: q, Resp: decode(t, []byte(other))}))
+	if !strings.Contains(out, "domain  ") || !strings.Contains(out, "cdn.example.net") {
+		t.Errorf("a column with other values was left out:\n%s", out)
+	}
+}

@@ -68,7 +68,7 @@ func (p *tablePrinter) Add(r Record) error {
 	writeResults(o, b, resultsGrid(o, query, resp.Results))
 	writeMore(o, b, resp.ResultCount()-min(len(resp.Results), maxRows), "results")
 	if o.Preview {
-		if err := writePreviews(o, b, resp); err != nil {
+		if err := writePreviews(o, b, query, resp); err != nil {
 			return err
 		}
 	}
@@ -141,8 +141,11 @@ func writeResults(o Options, b *bytes.Buffer, g *grid) {
 // writePreviews writes each result's preview records under a title naming
 // the resource: a table when they fit the width, else a record view. Keys
 // keep the server's order and numbers print as sent, so the records come
-// from the server's bytes, decoded again with order kept.
-func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
+// from the server's bytes, decoded again with order kept. A table leaves
+// out a column that only repeats the query (shown above), as the results
+// table does: at 80 columns it can be the difference between a table and a
+// record view.
+func writePreviews(o Options, b *bytes.Buffer, query string, resp *api.SearchResponse) error {
 	previews, err := orderedPreviews(resp)
 	if err != nil {
 		return err
@@ -156,7 +159,7 @@ func writePreviews(o Options, b *bytes.Buffer, resp *api.SearchResponse) error {
 		if recs == nil || len(recs.elems) == 0 {
 			continue
 		}
-		if writePreview(o, b, res, recs) {
+		if writePreview(o, b, query, res, recs) {
 			partial = true
 		}
 	}
@@ -241,7 +244,7 @@ func fromMap(v any) any {
 
 // writePreview writes one result's preview and tells whether the service
 // counts more records than it sent.
-func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) bool {
+func writePreview(o Options, b *bytes.Buffer, query string, res api.Result, recs *array) bool {
 	name := res.Label
 	if name == "" {
 		name = res.Resource
@@ -261,7 +264,11 @@ func writePreview(o Options, b *bytes.Buffer, res api.Result, recs *array) bool 
 		return false // nothing to show, not even a column name
 	}
 	b.WriteString("\n" + o.style(styleBold, title) + "\n")
-	writeTableOrRecords(o, b, g)
+	// A table leaves out what only repeats the query; a record view, one
+	// record at a time, shows each whole.
+	if slim := g.withoutQuery(query); !slim.writeTable(o, b) {
+		writeTableOrRecords(o, b, g)
+	}
 	writeMore(o, b, recs.more, "records")
 	writeMore(o, b, moreCols, "fields")
 	total, err := strconv.ParseInt(string(res.Count), 10, 64)
@@ -321,13 +328,58 @@ func recordsGrid(o Options, recs []any, defang bool) (g *grid, moreCols int) {
 	return g, moreCols
 }
 
+// withoutQuery is g without the columns whose every cell (one at least)
+// is the query itself: a domain column in the records found by that
+// domain. A grid made only of such columns is kept whole.
+func (g *grid) withoutQuery(query string) *grid {
+	if query == "" {
+		return g
+	}
+	var keep []int
+	for i := range g.cols {
+		repeats := false
+		for _, row := range g.rows {
+			c := row[i]
+			if c.absent {
+				continue
+			}
+			if c.raw != query && !strings.EqualFold(c.raw, query) {
+				repeats = false
+				break
+			}
+			repeats = true
+		}
+		if !repeats {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(g.cols) || len(keep) == 0 {
+		return g
+	}
+	slim := &grid{keep: g.keep, cols: make([]column, len(keep)), rows: make([][]cell, len(g.rows))}
+	for j, i := range keep {
+		slim.cols[j] = g.cols[i]
+	}
+	for r, row := range g.rows {
+		slim.rows[r] = make([]cell, len(keep))
+		for j, i := range keep {
+			slim.rows[r][j] = row[i]
+		}
+	}
+	return slim
+}
+
 // valueCell shows a decoded value in a cell.
 func valueCell(o Options, v any, defang bool) cell {
 	s := compactText(v, maxCellRunes)
 	if str, ok := v.(string); ok && defang {
 		s = o.defang(str)
 	}
-	return textCell(s, kindAuto)
+	c := textCell(s, kindAuto)
+	if str, ok := v.(string); ok {
+		c.raw = str
+	}
+	return c
 }
 
 var summaryColumns = []string{"QUERY", "TYPE", "RESOURCES", "COUNT", "STATUS"}

@@ -28,7 +28,19 @@ type Column struct {
 // record view ("key: value" lines, long values wrapped) when even the
 // minimums do not fit.
 func WriteTable(o Options, cols []Column, rows [][]string) error {
-	g := &grid{cols: make([]column, len(cols)), rows: make([][]cell, len(rows))}
+	return WriteTableStyled(o, TableStyle{}, cols, rows)
+}
+
+// TableStyle frames a table that sits under a heading of its own, as
+// triage's sections do.
+type TableStyle struct {
+	NoHeader bool   // the rows only: the heading above says what they are
+	Indent   string // starts every line; the table fits in what is left
+}
+
+// WriteTableStyled is WriteTable framed by style.
+func WriteTableStyled(o Options, style TableStyle, cols []Column, rows [][]string) error {
+	g := &grid{cols: make([]column, len(cols)), rows: make([][]cell, len(rows)), noHeader: style.NoHeader}
 	kinds := make([]cellKind, len(cols))
 	for i, c := range cols {
 		g.cols[i] = column{title: c.Title, min: c.Min, drop: c.Drop}
@@ -42,8 +54,27 @@ func WriteTable(o Options, cols []Column, rows [][]string) error {
 			g.rows[r][i] = textCell(row[i], kinds[i])
 		}
 	}
+	if o.Width > 0 {
+		o.Width = max(1, o.Width-textWidth(style.Indent))
+	}
 	var b bytes.Buffer
 	writeTableOrRecords(o, &b, g)
-	_, err := o.Out.Write(b.Bytes())
+	out := b.Bytes()
+	if style.Indent != "" {
+		out = indentLines(out, style.Indent)
+	}
+	_, err := o.Out.Write(out)
 	return failure.WriteError(err)
+}
+
+// indentLines starts each line of text with indent, blank lines aside.
+func indentLines(text []byte, indent string) []byte {
+	var b bytes.Buffer
+	for line := range bytes.Lines(text) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			b.WriteString(indent)
+		}
+		b.Write(line)
+	}
+	return b.Bytes()
 }

@@ -83,7 +83,7 @@ func run(opts *Options) error {
 	if !fromStdin && len(opts.Values) == 1 {
 		return one(opts, format, opts.Values[0])
 	}
-	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"input", "value", "type"})
+	w := newWriter(opts.IO, format)
 	var tally failure.Tally
 	write := func(in string) error {
 		rec, shown, err := opts.detect(in)
@@ -119,7 +119,7 @@ func one(opts *Options, format output.Format, in string) error {
 	if format == output.JSON {
 		return cmdutil.WriteJSON(cmdutil.ListOptions(opts.IO, format), rec)
 	}
-	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"input", "value", "type"})
+	w := newWriter(opts.IO, format)
 	if err := w.Write(rec, []string{in, shown, rec.Type}); err != nil {
 		return err
 	}
@@ -138,6 +138,51 @@ func (opts *Options) detect(in string) (record, string, error) {
 		shown = ioc.Defang(value, t)
 	}
 	return record{Input: in, Value: value, Type: string(t)}, shown, nil
+}
+
+// writer takes the records: as JSON, NDJSON or CSV through the common
+// list writer, streamed; a table waits for its last row, since its columns
+// fit the widest values and the terminal.
+type writer interface {
+	Write(obj any, cells []string) error
+	Close() error
+}
+
+func newWriter(ios *iostreams.IOStreams, format output.Format) writer {
+	o := cmdutil.ListOptions(ios, format)
+	if format != output.Table && format != "" {
+		return cmdutil.NewListWriter(o, []string{"input", "value", "type"})
+	}
+	if o.TTY {
+		o.Width = ios.TerminalWidth()
+	}
+	return &tableWriter{o: o}
+}
+
+// tableColumns: the refanged value is the news; the input, as typed, goes
+// first when the terminal is too narrow for both. TYPE also holds a
+// refused value's error, cut at its end.
+var tableColumns = []output.Column{
+	{Title: "INPUT", Min: 16, Token: true, Drop: 1},
+	{Title: "VALUE", Min: 20, Token: true},
+	{Title: "TYPE", Min: 8},
+}
+
+type tableWriter struct {
+	o    output.Options
+	rows [][]string
+}
+
+func (w *tableWriter) Write(_ any, cells []string) error {
+	w.rows = append(w.rows, cells)
+	return nil
+}
+
+func (w *tableWriter) Close() error {
+	if len(w.rows) == 0 {
+		return nil
+	}
+	return output.WriteTable(w.o, tableColumns, w.rows)
 }
 
 // maxLine bounds a line read from stdin; a longer one is refused by

@@ -145,3 +145,35 @@ func TestDetectOneValue(t *testing.T) {
 		t.Errorf("a refused value: %v, want its input error", err)
 	}
 }
+
+// The table fits the terminal (issue 38): at 80 columns a long URL's rows
+// do not wrap and the columns stay aligned; piped, nothing is cut.
+func TestDetectTableFitsTheTerminal(t *testing.T) {
+	long := "hxxps://login-update[.]example[.]net/wp-admin/css/index.php?lang=en&session=0123456789abcdef"
+	stdin := long + "\n203.0.113[.]66\n"
+	for _, width := range []int{0, 80, 200} {
+		ios, in, out, _ := iostreams.Test()
+		ios.SetTTY(false, width > 0, false)
+		ios.SetTerminalWidth(width)
+		in.WriteString(stdin)
+		if err := run(&Options{IO: ios, Format: func() (output.Format, error) { return output.Table, nil }}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("width %d: want a header and 2 rows:\n%s", width, out)
+		}
+		at := strings.Index(lines[0], "TYPE")
+		for _, line := range lines {
+			if width > 0 && len([]rune(line)) > width {
+				t.Errorf("width %d: a line of %d columns: %q", width, len([]rune(line)), line)
+			}
+			if r := []rune(line); len(r) <= at || r[at-1] != ' ' || r[at] == ' ' {
+				t.Errorf("width %d: not aligned under TYPE at %d: %q", width, at, line)
+			}
+		}
+		if width != 80 && !strings.Contains(out.String(), long) {
+			t.Errorf("width %d: the input was cut:\n%s", width, out)
+		}
+	}
+}

@@ -102,8 +102,9 @@ with --to-ids. --tlp marks the bundle or tags the event.
 
 Ctrl-C (or SIGTERM, SIGHUP) ends a run with its records so far, all in
 input order, and a line such as "interrupted: 624 of 2000 values done";
-the same command with --skip 624 (and >> to append to the same file) goes
-on from there without asking again for what was answered.
+the same command with --skip 624 and its output appended (>>, never the
+same >, which would empty the file first) goes on from there without asking
+again for what was answered.
 
 With -e, the exit status is like grep's: 0 when at least one value matched,
 1 when none did; an error (2-6, 130) wins over both.
@@ -511,6 +512,13 @@ func (s *sink) report(interrupted bool) {
 	fmt.Fprintf(s.io.ErrOut, "%s: %s%s%s\n", values(t.Total()), t.Counts(), fromCache, s.why.String())
 }
 
+// resumeHint says how to go on after the first done values: run again,
+// skipping them, and append the output. The same command's ">" would
+// truncate what was written before the new run starts.
+func resumeHint(done int) string {
+	return fmt.Sprintf("run the same command with --skip %d and its output appended (>>, not >)", done)
+}
+
 // values is "1 value" or "3 values".
 func values(n int) string {
 	if n == 1 {
@@ -536,8 +544,7 @@ func (s *sink) interruptedLine(fromCache string) string {
 	if t.Failed > 0 {
 		why = s.why.String()
 	}
-	return fmt.Sprintf("interrupted: %s done (%s%s%s); to go on, run the same command with --skip %d",
-		count, t.Counts(), fromCache, why, done)
+	return fmt.Sprintf("interrupted: %s done (%s%s%s); to go on, %s", count, t.Counts(), fromCache, why, resumeHint(done))
 }
 
 // whyFailed keeps why values failed, for the closing line: a table has no

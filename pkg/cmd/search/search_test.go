@@ -453,7 +453,7 @@ func TestInterruptedRunSaysNOfMAndSkipGoesOn(t *testing.T) {
 	if len(first) != 10 {
 		t.Fatalf("%d records before the interrupt, want 10: %v", len(first), first)
 	}
-	want := "interrupted: 10 of 40 values done (10 matched, 0 no match, 0 unsupported, 0 failed); to go on, run the same command with --skip 10\n"
+	want := "interrupted: 10 of 40 values done (10 matched, 0 no match, 0 unsupported, 0 failed); to go on, run the same command with --skip 10 and its output appended (>>, not >)\n"
 	if got := h.errOut.String(); got != want {
 		t.Fatalf("closing line\n got %q\nwant %q", got, want)
 	}

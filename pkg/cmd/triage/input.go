@@ -33,6 +33,7 @@ type source struct {
 	err  error // set before done is closed
 
 	skipped  skipList
+	taken    int // indicators handed to the run, looked up or not
 	stopOnce sync.Once
 }
 
@@ -70,10 +71,33 @@ func (s *source) Next() (lookup.Item, bool, error) {
 		if f.FromURL != "" {
 			input = f.FromURL
 		}
+		s.taken++
 		return lookup.Item{Input: input, Value: f.Value, Type: f.Type, Err: ioc.Validate(f.Value)}, true, nil
 	}
 	<-s.done
 	return lookup.Item{}, false, s.err
+}
+
+// total counts the report's indicators once the run stopped: those taken,
+// and the rest of the report, read (offline, quick) for at most wait; -1
+// when it could not be read in time (a pipe still being written).
+func (s *source) total(wait time.Duration) int {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	n := 0
+	for {
+		select {
+		case f, ok := <-s.ch:
+			if !ok {
+				return s.taken + n
+			}
+			if f.Skip == "" {
+				n++
+			}
+		case <-timer.C:
+			return -1
+		}
+	}
 }
 
 // stop ends the extraction when the run ends early (Ctrl-C).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -75,14 +74,6 @@ type tableText struct {
 	b      bytes.Buffer
 }
 
-// maxValueColumn bounds the value column at 80 columns or when the width
-// is unknown: a longer value (a URL, a SHA-512) takes its own width and the
-// rest of its row moves over. A wider terminal gives it up to half its
-// width.
-const maxValueColumn = 40
-
-func (t *tableText) valueColumn() int { return max(maxValueColumn, t.width/2) }
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -91,12 +82,18 @@ func plural(n int, one, many string) string {
 }
 
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
-	fmt.Fprintf(&t.b, "%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped",
+	line := fmt.Sprintf("%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped",
 		plural(sum.Counted(), "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
 	if sum.URLHosts > 0 {
-		fmt.Fprintf(&t.b, " (%d of them URL hosts)", sum.URLHosts)
+		hosts := fmt.Sprintf("(%d of them URL hosts)", sum.URLHosts)
+		if t.width > 0 && len(line)+1+len(hosts) > t.width {
+			line += "\n" // the terminal would wrap it anywhere
+		} else {
+			line += " "
+		}
+		line += hosts
 	}
-	t.b.WriteString("\n")
+	t.b.WriteString(line + "\n")
 	if sum.Interrupted {
 		// A report read later, or pasted on, must not pass for the whole.
 		t.b.WriteString("Incomplete: the run was interrupted; only the values looked up before it stopped are here.\n")
@@ -197,62 +194,62 @@ func (t *tableText) sectionNote(title, note string, rs []row) {
 	if note != "" {
 		t.b.WriteString("  " + note + "\n")
 	}
-	vw, tw := 0, 0
-	for i := range rs {
-		r := &rs[i]
-		r.value = t.value(r.value, r.typ)
+	cells := make([][]string, len(rs))
+	details := false
+	for i, r := range rs {
+		detail := r.detail
 		if r.fromURL != "" {
 			// Where the host was taken from, defanged like the value.
 			from := "host of " + t.value(r.fromURL, string(ioc.URL))
-			if r.detail == "" {
-				r.detail = from
+			if detail == "" {
+				detail = from
 			} else {
-				r.detail += "; " + from
+				detail += "; " + from
 			}
 		}
-		r.typ = report.TypeLabel(r.typ, r.fromURL)
-		if n := utf8.RuneCountInString(r.value); n <= t.valueColumn() {
-			vw = max(vw, n)
-		}
-		tw = max(tw, len(r.typ))
+		details = details || detail != ""
+		cells[i] = []string{t.value(r.value, r.typ), report.TypeLabel(r.typ, r.fromURL), detail}
 	}
-	for _, r := range rs {
-		line := "  " + pad(r.value, vw) + "  " + pad(r.typ, tw)
-		if r.detail != "" {
-			line += "  " + sanitize.String(r.detail)
-		}
-		t.b.WriteString(strings.TrimRight(line, " "))
-		t.b.WriteString("\n")
+	cols := sectionColumns("DETAIL")
+	if !details {
+		cols = cols[:2]
+	}
+	t.table(cols, cells)
+}
+
+// sectionColumns are the columns of a section: the value, cut in the
+// middle when the terminal is narrow; the type, never cut ("domain (URL
+// host)"); and what is said of the value, which gives up its width first.
+func sectionColumns(detail string) []output.Column {
+	return []output.Column{
+		{Title: "VALUE", Min: 16, Token: true},
+		{Title: "TYPE", Min: len(report.TypeLabel("domain", "u"))},
+		{Title: detail, Min: 16},
 	}
 }
 
-// matched prints each matched indicator on a line with its type, and the
-// resources that matched ("label count", comma-separated) after it, or on
-// lines of their own when they do not fit the terminal.
+// table writes a section's rows with the project's table layout, under
+// the section's heading: aligned, fitted to the terminal, whole in a pipe.
+func (t *tableText) table(cols []output.Column, cells [][]string) {
+	o := t.o
+	o.Out, o.Width = &t.b, t.width
+	// Writes to a bytes.Buffer cannot fail.
+	_ = output.WriteTableStyled(o, output.TableStyle{NoHeader: true, Indent: "  "}, cols, cells)
+}
+
+// matched prints each matched indicator on a line with its type and the
+// resources that matched ("label count", comma-separated), cut at the end
+// when the terminal is too narrow for them (-o json has them all).
 func (t *tableText) matched(inds []report.Indicator) {
 	if len(inds) == 0 {
 		return
 	}
 	t.heading("Matched", len(inds))
-	vw, tw := 0, 0
-	values := make([]string, len(inds))
+	cells := make([][]string, len(inds))
 	for i, ind := range inds {
-		values[i] = t.value(ind.Value, ind.Type)
-		if n := utf8.RuneCountInString(values[i]); n <= t.valueColumn() {
-			vw = max(vw, n)
-		}
-		tw = max(tw, len(report.TypeLabel(ind.Type, ind.FromURL)))
+		cells[i] = []string{t.value(ind.Value, ind.Type), report.TypeLabel(ind.Type, ind.FromURL), resources(ind)}
 	}
-	for i, ind := range inds {
-		head := "  " + pad(values[i], vw) + "  " + pad(report.TypeLabel(ind.Type, ind.FromURL), tw) + "  "
-		res := resources(ind)
-		if t.width == 0 || utf8.RuneCountInString(head)+utf8.RuneCountInString(res) <= t.width {
-			t.b.WriteString(head + res + "\n")
-			continue
-		}
-		t.b.WriteString(strings.TrimRight(head, " ") + "\n")
-		t.wrap(res, "      ")
-	}
+	t.table(sectionColumns("RESOURCES"), cells)
 }
 
 // resources is "Label count, Label count" for the results of a match.
@@ -270,29 +267,4 @@ func resources(ind report.Indicator) string {
 		parts = append(parts, fmt.Sprintf("… %d more", more))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// wrap writes s over lines of at most t.width columns, each starting
-// with indent, breaking after the commas.
-func (t *tableText) wrap(s, indent string) {
-	line := indent
-	for i, part := range strings.Split(s, ", ") {
-		if i > 0 {
-			part = ", " + part
-		}
-		if utf8.RuneCountInString(line)+utf8.RuneCountInString(part) > t.width && line != indent {
-			t.b.WriteString(line + ",\n")
-			line = indent
-			part = strings.TrimPrefix(part, ", ")
-		}
-		line += part
-	}
-	t.b.WriteString(line + "\n")
-}
-
-func pad(s string, w int) string {
-	if n := utf8.RuneCountInString(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
 }

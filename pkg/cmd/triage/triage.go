@@ -69,6 +69,12 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 the ones not worth a lookup, searches the rest in bulk and reports what is
 known about them.
 
+Each URL's host is looked up too, as a domain or an address, so that a
+report naming hxxps://evil[.]example/x/y gets the answers for evil.example
+as well as for the URL. The table marks such a value "domain (URL host)" and
+names the URL, -o json, ndjson and csv carry the URL as from_url, and the
+summary counts them; the skip rules apply to a host as to any value.
+
 HTML (by its name, or by its first bytes; --input html|text to say so) is read
 as a reader sees it: text and href values only, so an address in a script, a
 style or a tracking pixel's src is not taken for an indicator; the head and
@@ -200,7 +206,26 @@ func run(ctx context.Context, opts *Options) error {
 	if err := w.Close(sum, skipped); err != nil && runErr == nil {
 		runErr = err
 	}
+	if sum.Interrupted {
+		// Whatever the format, say how far the run got: a document
+		// written on a file or a pipe must not pass for the whole.
+		fmt.Fprintln(opts.IO.ErrOut, interruptedLine(&s.tally, src.total(time.Second)))
+		s.tally.RaiseCode(failure.ExitInterrupted)
+		return &failure.Reported{Code: s.tally.Code(true)}
+	}
 	return s.tally.Err(runErr, true)
+}
+
+// interruptedLine says how far an interrupted triage got, "N of M"
+// indicators when the whole report could be counted (total < 0: not), as
+// search's line does.
+func interruptedLine(t *failure.Tally, total int) string {
+	done := t.Total()
+	count := plural(done, "indicator", "indicators")
+	if total >= 0 {
+		count = fmt.Sprintf("%d of %s", done, plural(total, "indicator", "indicators"))
+	}
+	return fmt.Sprintf("interrupted: %s looked up (%s); the report covers those only", count, t.Counts())
 }
 
 // warn says on stderr, whatever stderr is, what the report loses: an

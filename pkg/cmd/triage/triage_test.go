@@ -283,15 +283,6 @@ Skipped (3)
 	}
 }
 
-func TestTableWrapsResourcesOnATerminal(t *testing.T) {
-	tt := &tableText{width: 40}
-	tt.wrap("Malware samples 1, Sandbox detonations 3, Community IOC feed 1", "      ")
-	want := "      Malware samples 1,\n      Sandbox detonations 3,\n      Community IOC feed 1\n"
-	if tt.b.String() != want {
-		t.Errorf("wrapped:\n%q\nwant\n%q", tt.b.String(), want)
-	}
-}
-
 func TestCSV(t *testing.T) {
 	h := newHarness(t, output.CSV)
 	h.in.WriteString("203.0.113.66 and =cmd.example and 10.0.0.1")
@@ -622,21 +613,60 @@ type quitPager struct{}
 
 func (quitPager) Write([]byte) (int, error) { return 0, iostreams.ErrClosedPager }
 
-// The value column widens with the terminal: at 200 columns a 60-character
-// URL keeps the column aligned; at 80 it takes its own width.
-func TestValueColumnWidensWithTheTerminal(t *testing.T) {
-	long := "https://files.example.net/payloads/2026/11/loader-stage-two.bin" // 63 characters
-	rs := func() []row { return []row{{long, "url", "", ""}, {"198.51.100.250", "ipv4", "", ""}} }
-	wide := &tableText{width: 200}
-	wide.section("No match", rs())
-	if !strings.Contains(wide.b.String(), "\n  198.51.100.250"+strings.Repeat(" ", len(long)-len("198.51.100.250"))+"  ipv4") {
-		t.Errorf("200 columns:\n%s", wide.b.String())
+// The table fits the terminal and keeps its columns aligned, URL host
+// rows too (issue 38): at 80 and 200 columns no line is wider, and each
+// section's TYPE starts at one column; piped, nothing is cut.
+func TestTableFitsAndAligns(t *testing.T) {
+	long := "https://files.example.net/payloads/2026/11/loader-stage-two-of-the-campaign.bin"
+	report := "44d88612fea8a8f36de82e1278abb02f and " + long + " and 198.51.100.250 and 10.0.0.5\n"
+	for _, width := range []int{0, 80, 200} {
+		h := newHarness(t, output.Table)
+		h.opts.IO.SetTTY(false, width > 0, false)
+		h.opts.IO.SetTerminalWidth(width)
+		h.opts.Output = func() (output.Options, error) { return output.Options{Format: output.Table, TTY: width > 0}, nil }
+		h.opts.ShowSkipped = true
+		h.in.WriteString(report)
+		h.stub("44d88612fea8a8f36de82e1278abb02f", "Malware samples", "Sandbox detonations", "Community IOC feed", "Phishing e-mail campaigns")
+		h.stub(long)
+		h.stub("files.example.net")
+		h.stub("198.51.100.250")
+		if err := h.run(); err != nil {
+			t.Fatal(err)
+		}
+		out := h.out.String()
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if width > 0 && len([]rune(line)) > width {
+				t.Errorf("width %d: a line of %d columns: %q", width, len([]rune(line)), line)
+			}
+		}
+		if width == 0 && !strings.Contains(out, "host of "+long) {
+			t.Errorf("piped: the URL was cut:\n%s", out)
+		}
+		// In each section, the types start at one column.
+		for _, section := range strings.Split(out, "\n\n") {
+			at := -1
+			for _, line := range strings.Split(section, "\n") {
+				i := typeColumn(line)
+				if i < 0 {
+					continue
+				}
+				if at >= 0 && i != at {
+					t.Errorf("width %d: TYPE at column %d, then %d:\n%s", width, at, i, section)
+				}
+				at = i
+			}
+		}
 	}
-	narrow := &tableText{width: 80}
-	narrow.section("No match", rs())
-	if !strings.Contains(narrow.b.String(), "\n  198.51.100.250  ipv4") {
-		t.Errorf("80 columns:\n%s", narrow.b.String())
+}
+
+// typeColumn is where a row's type starts, -1 for a line that is no row.
+func typeColumn(line string) int {
+	for _, typ := range []string{"  md5", "  url", "  domain", "  ipv4"} {
+		if i := strings.Index(line, typ); i > 0 && strings.HasPrefix(line, "  ") {
+			return len([]rune(line[:i]))
+		}
 	}
+	return -1
 }
 
 // A refused token: the table says once that nothing more was sent and
@@ -676,5 +706,52 @@ func TestTableSaysHowManyMoreResources(t *testing.T) {
 	got := resources(report.Indicator{Value: "x", Resp: lean})
 	if strings.Count(got, "Feed 2") != api.KeptResults || !strings.HasSuffix(got, ", … 3 more") {
 		t.Errorf("resources: %d listed, ends %q", strings.Count(got, "Feed 2"), got[len(got)-30:])
+	}
+}
+
+// Triage looks up each URL's host too (issue 38): the help says so, in
+// the words the table uses for such a value, and the run does it.
+func TestHelpSaysEachURLHostIsLookedUp(t *testing.T) {
+	h := newHarness(t, output.JSON)
+	h.in.WriteString("payload at hxxps://drop[.]example/x/y\n")
+	h.stub("https://drop.example/x/y")
+	h.stub("drop.example", "Feed")
+	if err := h.run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.out.String(), `"value":"drop.example","type":"domain","from_url":"https://drop.example/x/y"`) {
+		t.Fatalf("the URL's host was not looked up:\n%s", h.out)
+	}
+	ios, _, _, _ := iostreams.Test()
+	long := strings.Join(strings.Fields(NewCmd(&cmdutil.Factory{IO: ios}, nil).Long), " ")
+	for _, want := range []string{"Each URL's host is looked up too", report.TypeLabel("domain", "u"), "from_url"} {
+		if !strings.Contains(long, want) {
+			t.Errorf("triage --help does not say %q", want)
+		}
+	}
+}
+
+// Ctrl-C says how far the run got, "N of M", whatever the format (issue
+// 38: -o md said only "interrupted").
+func TestInterruptedSaysNOfM(t *testing.T) {
+	for _, format := range []output.Format{output.MD, output.JSON, output.Table} {
+		h := newHarness(t, format)
+		h.in.WriteString("a1.example a2.example a3.example a4.example 10.0.0.1\n")
+		h.opts.Concurrency = 1
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stub("a1.example", "Feed")
+		h.reg.Register("slow", httpmock.Any(), func(r *http.Request) (*http.Response, error) {
+			cancel()
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		err := run(ctx, h.opts)
+		if exitCode(err) != failure.ExitInterrupted {
+			t.Fatalf("%s: err = %v, want exit 130", format, err)
+		}
+		want := "interrupted: 1 of 4 indicators looked up (1 matched, 0 no match, 0 unsupported, 0 failed); the report covers those only\n"
+		if got := h.errOut.String(); got != want {
+			t.Errorf("%s: stderr\n got %q\nwant %q", format, got, want)
+		}
 	}
 }
