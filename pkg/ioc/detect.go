@@ -10,13 +10,33 @@ import (
 // Detect tells the type of an indicator that is already trimmed and
 // refanged; see RULES.md for what each type accepts. Anything that fits no
 // type is Unknown. The types are tried in the order of their detectRank
-// (the type table), the first to accept s wins. Detect does not allocate.
+// (the type table), the first to accept s wins; a value holding a row's
+// claims is that row's type or nothing, a row is not tried on a value
+// that lacks a byte it needs, and the digests are told by one length
+// switch (hashType). Detect does not allocate.
 func Detect(s string) Type {
 	if s == "" {
 		return Unknown
 	}
-	for _, r := range byDetectRank() {
-		if r.is(s) {
+	d := detector()
+	for _, r := range d.claiming {
+		if strings.Contains(s, r.claims) {
+			if r.is(s) {
+				return r.Type
+			}
+			return Unknown
+		}
+	}
+	held := d.holds(s)
+	for i, r := range d.steps {
+		if held&d.needMask[i] != d.needMask[i] {
+			continue
+		}
+		if r == nil {
+			if t := hashType(s); t != Unknown {
+				return t
+			}
+		} else if r.is(s) {
 			return r.Type
 		}
 	}

@@ -62,7 +62,11 @@ type extractor struct {
 	// invisible: the text being processed holds an invisible character
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
-	long      []byte // cutLong's buffer
+	// controls: the text holds a NUL or an ESC somewhere (hasControls),
+	// so each line is read as a terminal shows it (dropTerminalControls).
+	controls bool
+	ctl      []byte // dropTerminalControls's buffer
+	long     []byte // cutLong's buffer
 	// minWord and words are the type table's word rules (minWordLen,
 	// wordRows), looked up once.
 	minWord int
@@ -131,6 +135,11 @@ var anchor = func() (a [256]bool) {
 }()
 
 func (e *extractor) processLine(raw []byte) {
+	if e.controls {
+		if r := dropTerminalControls(raw, e.ctl); len(r) != len(raw) {
+			raw, e.ctl = r, r
+		}
+	}
 	if e.invisible {
 		if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
 			raw, e.inv = r, r

@@ -22,6 +22,11 @@ var fuzzSeeds = []string{
 	// issue 28: invisible characters inside words, NUL, UTF-16 bytes read as text
 	"ev\u200bil1.example", "ma\u00adlware.example.com", "198.51\u2060.100.7", "a\u200b\u00ad\u2060",
 	"\u00ad\u200b", "ev\x00il.example", "\xff\xfee\x00v\x00i\x00l\x00.\x00c\x00o\x00m\x00",
+	// issue 38: line ends, NUL and a terminal's ESC sequences
+	"evil.example\r\nb.example\rc.example", "\x1b[1;31mevil.example\x1b[0m 198.51\x1b[m.100.7",
+	"\x1b]8;;https://a.example/x\x1b\\link\x1b]8;;\x07", "\x1b(Bev\x00il.example\x1b", "\x1b[", "\x1b]0;unterminated",
+	// issue 39: a URL with and without its scheme
+	"pastebin.com/raw/w6BVFFWQ https://pastebin.com/raw/w6BVFFWQ", "https://a.example/x a.example/x hxxp://a.example/x",
 }
 
 func addSeeds(f *testing.F) {

@@ -318,3 +318,79 @@ func defangURL(s string, p urlParts) string {
 	b.WriteString(s[p.hostEnd:])
 	return b.String()
 }
+
+// hasControls reports whether b holds a NUL or an ESC, which a terminal
+// or an editor shows as nothing (dropTerminalControls): the extractor asks
+// once per block, as for hasInvisible.
+func hasControls(b []byte) bool {
+	return bytes.IndexByte(b, 0) >= 0 || bytes.IndexByte(b, 0x1b) >= 0
+}
+
+// dropTerminalControls returns line as a terminal shows it, written into
+// buf (line itself when there is nothing to drop): without NUL bytes,
+// which show as nothing (as a browser drops them from a page's text), and
+// without ESC sequences (ECMA-48), the colours and titles of a saved
+// terminal log: a control sequence ESC [ parameters intermediates final,
+// an operating-system command or string ESC ] P X ^ _ ... up to BEL or
+// ESC \ (an OSC 8 link shows its text, not its target), and ESC with
+// intermediates and a final byte (ESC ( B). "\x1b[31mevil.example\x1b[0m"
+// is evil.example, "ev\x00il.example" evil.example.
+func dropTerminalControls(line, buf []byte) []byte {
+	out := buf[:0]
+	from := 0
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c != 0 && c != 0x1b {
+			i++
+			continue
+		}
+		out = append(out, line[from:i]...)
+		i += escapeLen(line[i:])
+		from = i
+	}
+	if from == 0 {
+		return line
+	}
+	return append(out, line[from:]...)
+}
+
+// escapeLen is the length of the NUL or the ESC sequence that starts s.
+func escapeLen(s []byte) int {
+	if s[0] == 0 || len(s) == 1 {
+		return 1
+	}
+	i := 2
+	switch s[1] {
+	case '[': // CSI: parameter bytes, intermediate bytes, a final byte
+		for i < len(s) && s[i] >= 0x30 && s[i] <= 0x3f {
+			i++
+		}
+		for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+			i++
+		}
+		if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+			i++
+		}
+		return i
+	case ']', 'P', 'X', '^', '_': // a string, ended by BEL or ST (ESC \)
+		for ; i < len(s); i++ {
+			switch {
+			case s[i] == 0x07:
+				return i + 1
+			case s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\':
+				return i + 2
+			case s[i] == '\n' || s[i] == 0x1b:
+				return i // unterminated: the line, or the next sequence, goes on
+			}
+		}
+		return i
+	}
+	i = 1 // ESC, intermediates, a final byte
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}

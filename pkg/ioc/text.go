@@ -35,6 +35,7 @@ func (x *TextExtractor) Forget() {
 func (x *TextExtractor) Extract(s string, fn func(Indicator) error) error {
 	x.m.fn, x.m.err = fn, nil
 	text := []byte(s)
+	x.e.invisible, x.e.controls = hasInvisible(text), hasControls(text)
 	for len(text) > 0 && x.m.err == nil {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {

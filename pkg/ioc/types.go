@@ -1,6 +1,7 @@
 package ioc
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -32,6 +33,17 @@ type TypeInfo struct {
 	detectRank int
 	// is tells whether a trimmed, refanged value is of the type.
 	is func(string) bool
+	// digest: the type is a hex digest, told by its length alone; Detect
+	// asks hashType's one length switch once for all the digest rows, at
+	// the rank of the first, instead of each row scanning the value.
+	digest bool
+	// claims, when set, is a piece of text that only values of the type
+	// hold: Detect tries the type alone on a value that holds it (a
+	// "://" is a URL or nothing).
+	claims string
+	// needs are bytes that every value of the type holds, all of them:
+	// Detect does not try the type on a value that lacks one.
+	needs string
 	// normalize is Normalize for a value of the type: s itself when it
 	// is canonical already.
 	normalize func(string) string
@@ -107,59 +119,59 @@ var typeTable = [...]TypeInfo{
 		STIX:   STIXMapping{Type: "file", SCO: true, HashAlgo: "MD5"},
 		MISP:   MISPMapping{Type: "md5", Category: "Payload delivery", ToIDs: true, Matches: []string{"md5"}},
 		Pivot:  PivotShape{"box", "[", "]"},
-		Family: "hash", detectRank: 0, is: isHash(MD5), normalize: toLower, normalizeASCII: lowerASCII,
+		Family: "hash", detectRank: 0, is: isHash(MD5), digest: true, normalize: toLower, normalizeASCII: lowerASCII,
 		word: &wordRule{minLen: 32, inRuns: true, match: isHashBytes(MD5)}, anchors: digits},
 	{Type: SHA1, Example: "3395856ce81f2b7382dee72602f798b642f14140", Strategy: "exact_hash",
 		STIX:   STIXMapping{Type: "file", SCO: true, HashAlgo: "SHA-1"},
 		MISP:   MISPMapping{Type: "sha1", Category: "Payload delivery", ToIDs: true, Matches: []string{"sha1"}},
 		Pivot:  PivotShape{"box", "[", "]"},
-		Family: "hash", detectRank: 1, is: isHash(SHA1), normalize: toLower, normalizeASCII: lowerASCII,
+		Family: "hash", detectRank: 1, is: isHash(SHA1), digest: true, normalize: toLower, normalizeASCII: lowerASCII,
 		word: &wordRule{minLen: 40, inRuns: true, match: isHashBytes(SHA1)}, anchors: digits},
 	{Type: SHA256, Example: "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f", Strategy: "exact_hash",
 		STIX:   STIXMapping{Type: "file", SCO: true, HashAlgo: "SHA-256"},
 		MISP:   MISPMapping{Type: "sha256", Category: "Payload delivery", ToIDs: true, Matches: []string{"sha256"}},
 		Pivot:  PivotShape{"box", "[", "]"},
-		Family: "hash", detectRank: 2, is: isHash(SHA256), normalize: toLower, normalizeASCII: lowerASCII,
+		Family: "hash", detectRank: 2, is: isHash(SHA256), digest: true, normalize: toLower, normalizeASCII: lowerASCII,
 		word: &wordRule{minLen: 64, inRuns: true, match: isHashBytes(SHA256)}, anchors: digits},
 	{Type: SHA512, Example: "cc805d5fab1fd71a4ab352a9c533e65fb2d5b885518f4e565e68847223b8e6b85cb48f3afad842726d99239c9e36505c64b0dc9a061d9e507d833277ada336ab", Strategy: "exact_hash",
 		STIX:   STIXMapping{Type: "file", SCO: true, HashAlgo: "SHA-512"},
 		MISP:   MISPMapping{Type: "sha512", Category: "Payload delivery", ToIDs: true, Matches: []string{"sha512"}},
 		Pivot:  PivotShape{"box", "[", "]"},
-		Family: "hash", detectRank: 3, is: isHash(SHA512), normalize: toLower, normalizeASCII: lowerASCII,
+		Family: "hash", detectRank: 3, is: isHash(SHA512), digest: true, normalize: toLower, normalizeASCII: lowerASCII,
 		word: &wordRule{minLen: 128, inRuns: true, match: isHashBytes(SHA512)}, anchors: digits},
 	{Type: IPv4, Example: "198.51.100.7", Strategy: "exact_ip",
 		STIX:   STIXMapping{Type: "ipv4-addr", SCO: true},
 		MISP:   MISPMapping{Type: "ip-dst", Category: "Network activity", ToIDs: true, Matches: []string{"ip-src", "ip-dst", "ip"}},
 		Pivot:  PivotShape{"ellipse", "(", ")"},
-		Family: "address", detectRank: 5, is: isIPv4[string], normalize: same, defang: defangDots,
+		Family: "address", detectRank: 5, is: isIPv4[string], needs: ".", normalize: same, defang: defangDots,
 		normalizeASCII: func([]byte) bool { return true }, anchors: "."},
 	{Type: IPv6, Example: "2001:db8::1", Strategy: "exact_ip",
 		STIX:   STIXMapping{Type: "ipv6-addr", SCO: true},
 		MISP:   MISPMapping{Type: "ip-dst", Category: "Network activity", ToIDs: true, Matches: []string{"ip-src", "ip-dst", "ip"}},
 		Pivot:  PivotShape{"ellipse", "(", ")"},
-		Family: "address", detectRank: 7, is: isIPv6[string], normalize: normalizeIPv6, anchors: ":"},
+		Family: "address", detectRank: 7, is: isIPv6[string], needs: ":", normalize: normalizeIPv6, anchors: ":"},
 	{Type: Domain, Example: "evil.example.com", Strategy: "exact_domain",
 		STIX:   STIXMapping{Type: "domain-name", SCO: true},
 		MISP:   MISPMapping{Type: "domain", Category: "Network activity", ToIDs: true, Matches: []string{"domain", "hostname"}},
 		Pivot:  PivotShape{"hexagon", "{{", "}}"},
-		Family: "domain", detectRank: 8, is: isDomainValue, normalize: normalizeHost, defang: defangDots,
+		Family: "domain", detectRank: 8, is: isDomainValue, needs: ".", normalize: normalizeHost, defang: defangDots,
 		normalizeASCII: lowerASCII, anchors: "."},
 	{Type: URL, Example: "https://evil.example.com/gate.php?id=1", Strategy: "exact_url",
 		STIX:   STIXMapping{Type: "url", SCO: true},
 		MISP:   MISPMapping{Type: "url", Category: "Network activity", ToIDs: true, Matches: []string{"url", "uri", "link"}},
 		Pivot:  PivotShape{"parallelogram", "[/", "/]"},
-		Family: "url", detectRank: 9, is: isURLValue, normalize: normalizeURLValue, defang: defangURLValue, anchors: ":/"},
+		Family: "url", detectRank: 9, is: isURLValue, claims: "://", normalize: normalizeURLValue, defang: defangURLValue, anchors: ":/"},
 	{Type: CVE, Example: "CVE-2021-44228", Strategy: "exact_cve",
 		STIX:   STIXMapping{Type: "vulnerability"},
 		MISP:   MISPMapping{Type: "vulnerability", Category: "External analysis", ToIDs: false, Matches: []string{"vulnerability"}},
 		Pivot:  PivotShape{"octagon", "[[", "]]"},
-		Family: "cve", detectRank: 4, is: isCVE[string], normalize: normalizeCVE, normalizeASCII: upperCVE,
+		Family: "cve", detectRank: 4, is: isCVE[string], needs: "-", normalize: normalizeCVE, normalizeASCII: upperCVE,
 		word: &wordRule{minLen: 13, match: isCVE[[]byte]}, anchors: "-" + digits},
 	{Type: Email, Example: "billing@mail-example.org", Strategy: "exact_email",
 		STIX:   STIXMapping{Type: "email-addr", SCO: true},
 		MISP:   MISPMapping{Type: "email-src", Category: "Payload delivery", ToIDs: true, Matches: []string{"email", "email-src", "email-dst", "target-email", "whois-registrant-email"}},
 		Pivot:  PivotShape{"house", "([", "])"},
-		Family: "email", detectRank: 10, is: isEmail[string], normalize: normalizeEmail, defang: defangEmail,
+		Family: "email", detectRank: 10, is: isEmail[string], needs: "@.", normalize: normalizeEmail, defang: defangEmail,
 		normalizeASCII: lowerEmailDomain, anchors: "@"},
 	// An address block is never searched (triage skips it): no strategy,
 	// and no STIX observable of its own (a block may be IPv4 or IPv6, and
@@ -169,7 +181,7 @@ var typeTable = [...]TypeInfo{
 		STIX:   STIXMapping{Type: "ipv4-addr", SCO: false},
 		MISP:   MISPMapping{Type: "ip-dst", Category: "Network activity", ToIDs: true, Matches: []string{"ip-dst"}},
 		Pivot:  PivotShape{"oval", "[", "]"},
-		Family: "cidr", detectRank: 6, is: isCIDR[string], normalize: normalizeCIDR, defang: defangDots, anchors: "/"},
+		Family: "cidr", detectRank: 6, is: isCIDR[string], needs: "/", normalize: normalizeCIDR, defang: defangDots, anchors: "/"},
 }
 
 const digits = "0123456789"
@@ -195,6 +207,66 @@ var byDetectRank = sync.OnceValue(func() []*TypeInfo {
 	slices.SortFunc(rows, func(a, b *TypeInfo) int { return a.detectRank - b.detectRank })
 	return rows
 })
+
+// detection is the table as Detect runs it, built on first use.
+type detection struct {
+	// claiming are the rows with claims.
+	claiming []*TypeInfo
+	// steps are the rows in detectRank order, the digest rows replaced by
+	// one nil step at the rank of the first: hashType tells them all.
+	steps []*TypeInfo
+	// needMask[i] is the bits of the bytes steps[i] needs; bit[c] is the
+	// bit of byte c, 0 for a byte no row needs.
+	needMask []uint8
+	bit      [256]uint8
+}
+
+// holds is the bits of the needed bytes that s holds.
+func (d *detection) holds(s string) uint8 {
+	var m uint8
+	for i := 0; i < len(s); i++ {
+		m |= d.bit[s[i]]
+	}
+	return m
+}
+
+var detector = sync.OnceValue(func() *detection {
+	d := &detection{}
+	digests := false
+	for _, r := range byDetectRank() {
+		if r.claims != "" {
+			d.claiming = append(d.claiming, r)
+		}
+		switch {
+		case !r.digest:
+			var m uint8
+			for i := 0; i < len(r.needs); i++ {
+				c := r.needs[i]
+				if d.bit[c] == 0 {
+					d.bit[c] = 1 << bits.OnesCount8(d.holdsAll())
+				}
+				m |= d.bit[c]
+			}
+			d.steps = append(d.steps, r)
+			d.needMask = append(d.needMask, m)
+		case !digests:
+			d.steps = append(d.steps, nil)
+			d.needMask = append(d.needMask, 0)
+			digests = true
+		}
+	}
+	return d
+})
+
+// holdsAll is the bits given out so far (at most 8 distinct needed bytes:
+// TestDetectShortcuts).
+func (d *detection) holdsAll() uint8 {
+	var m uint8
+	for _, b := range d.bit {
+		m |= b
+	}
+	return m
+}
 
 // wordRows are the rows with a word rule, whole-word ones first (a CVE ID
 // is looked for before the digests in a word), built on first use.

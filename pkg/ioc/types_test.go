@@ -172,3 +172,42 @@ func TestDetectRanks(t *testing.T) {
 		}
 	}
 }
+
+// Detect's shortcuts (one length switch for the digest rows, a row's
+// claims) give what trying every row in rank order gives.
+func TestDetectShortcuts(t *testing.T) {
+	byRank := func(s string) Type {
+		for _, r := range byDetectRank() {
+			if r.is(s) {
+				return r.Type
+			}
+		}
+		return Unknown
+	}
+	values := append([]string{}, fuzzSeeds...)
+	for _, r := range Types() {
+		values = append(values, r.Example, strings.ToUpper(r.Example), r.Example+"/x", "http://"+r.Example, r.Example+"://")
+		for _, c := range r.needs {
+			if !strings.ContainsRune(r.Example, c) {
+				t.Errorf("%s needs %q, which its example %q lacks", r.Type, c, r.Example)
+			}
+		}
+		if r.digest != (hashType(r.Example) == r.Type) {
+			t.Errorf("%s: digest is %v, but hashType(%q) = %s", r.Type, r.digest, r.Example, hashType(r.Example))
+		}
+	}
+	needed := map[rune]bool{}
+	for _, r := range Types() {
+		for _, c := range r.needs {
+			needed[c] = true
+		}
+	}
+	if len(needed) > 8 {
+		t.Errorf("%d distinct needed bytes do not fit detection's 8 bits", len(needed))
+	}
+	for _, s := range values {
+		if s != "" && Detect(s) != byRank(s) {
+			t.Errorf("Detect(%q) = %s, every row in rank order says %s", s, Detect(s), byRank(s))
+		}
+	}
+}

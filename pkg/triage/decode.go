@@ -22,8 +22,8 @@ const sniffLen = 8 << 10
 // order mark decoded, a UTF-8 one without its mark. A report in an encoding
 // that is not read (another mark: UTF-7, GB-18030, UTF-EBCDIC) is named to
 // warn, and read as it is; one with NUL bytes and no mark is binary (or
-// UTF-16 without a mark, which the error says), and reading it fails with
-// an error that is ErrBinary.
+// UTF-16 without a mark, which the error says) unless they are few
+// (binaryHead), and reading it fails with an error that is ErrBinary.
 func decodeText(r io.Reader, warn func(string)) io.Reader {
 	br := bufio.NewReaderSize(r, sniffLen)
 	head, _ := br.Peek(sniffLen)
@@ -50,7 +50,24 @@ func decodeText(r io.Reader, warn func(string)) io.Reader {
 	if enc := utf16NoBOM(head); enc != "" {
 		return errReader{unreadEncoding(enc)}
 	}
+	if !binaryHead(head) {
+		return br // a stray NUL in a saved log or page: the extractor drops it
+	}
 	return errReader{ErrBinary}
+}
+
+// binaryHead tells a binary file from text that holds a few NUL bytes (a
+// terminal log, a page with a NUL in a word): in an executable, an archive
+// or an image, control bytes other than white space and ESC are more than
+// one in 64 of the first bytes; in text they are next to none.
+func binaryHead(head []byte) bool {
+	controls := 0
+	for _, c := range head {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
+			controls++
+		}
+	}
+	return controls*64 > len(head)
 }
 
 // unreadEncoding is an input in UTF-16 without a byte order mark: refused

@@ -106,6 +106,8 @@ func FuzzDecodeText(f *testing.F) {
 	f.Add([]byte("\xff\xfe\x00\xd8a"))    // a lone high surrogate
 	f.Add([]byte("\xff\xfe\x00\x00\xff")) // a partial UTF-32 unit
 	f.Add([]byte("ev\x00il.example"))
+	// issue 38: a log with a stray NUL and colours is text
+	f.Add([]byte("\x1b[31mC2\x1b[0m ev\x00il.example 198.51.100.7\r\n" + strings.Repeat("words of a log ", 10)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		got, err := io.ReadAll(decodeText(strings.NewReader(string(in)), nil))
 		if err != nil && !errors.Is(err, ErrBinary) {

@@ -183,6 +183,9 @@ func FuzzHTMLText(f *testing.F) {
 	for _, doc := range append(docCases, attrCases...) {
 		f.Add(doc)
 	}
+	// issue 39: NUL in a word of text, in a table, an attribute, after a CR
+	f.Add("<p>evil-\x00nul.example</p><table>a\x00b.example<td>c\x00d.example</table>")
+	f.Add("<a href='http://evil-\x00nul.example/x'>e\r\x00f.example</a><textarea>g\x00h.example</textarea>")
 	f.Fuzz(func(t *testing.T, doc string) {
 		got, err := io.ReadAll(HTMLText(strings.NewReader(doc)))
 		if err != nil {

@@ -62,3 +62,38 @@ func TestScanStops(t *testing.T) {
 		t.Errorf("yield's error: %v after %d values, want it at once", err, n)
 	}
 }
+
+// openScanned is what Scan yields of a report read as Open reads it.
+func openScanned(t *testing.T, report, name string) []string {
+	t.Helper()
+	var got []string
+	err := Scan(Open(strings.NewReader(report), name, Auto, nil), ScanOptions{TextOnly: true}, func(f Found) error {
+		got = append(got, f.Value)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return got
+}
+
+// A NUL inside a word of a page's text is dropped as a browser drops it
+// (issue 39 #1): the page shows evil-nul.example, and that is what is
+// looked up, whether the page is named .html or sniffed; a saved text
+// report with a NUL or a terminal's colours in it reads as its clean text
+// (issue 38 #2), and neither is taken for a binary file.
+func TestScanNUL(t *testing.T) {
+	page := "<!DOCTYPE html>\n<html><body><p>C2 evil-\x00nul.example and 198.51.\x00100.7</p>\n" +
+		"<p>" + strings.Repeat("Lorem ipsum dolor sit amet. ", 40) + "</p></body></html>\n"
+	for _, name := range []string{"report.html", "-"} {
+		if got := strings.Join(openScanned(t, page, name), " "); got != "evil-nul.example 198.51.100.7" {
+			t.Errorf("%s: %q, want the values a browser shows", name, got)
+		}
+	}
+	clean := "C2 evil.example and 198.51.100.7\r\nthen " + strings.Repeat("more words of the log ", 20) + "hxxps://b[.]example/x\n"
+	dirty := "\x1b[1;31mC2\x1b[0m ev\x00il.example and 198.51.100.7\r\nthen \x1b[32m" + strings.Repeat("more words of the log ", 20) + "hxxps://b[.]example/x\x1b[0m\n"
+	want := strings.Join(openScanned(t, clean, "log.txt"), " ")
+	if got := strings.Join(openScanned(t, dirty, "log.txt"), " "); got != want || want == "" {
+		t.Errorf("a terminal log: %q, want %q", got, want)
+	}
+}
