@@ -3,7 +3,10 @@
 # (@modelcontextprotocol/sdk, pinned in .ci/mcp/package-lock.json) launches
 # `tilookup mcp --sandbox` over stdio, lists the tools and calls search and
 # triage, then does the same over Streamable HTTP on loopback and checks
-# that a request without the bearer token is refused. Needs Node.js 18 or
+# that a request without the bearer token is refused; then, as an assistant
+# given --tools search,pivot,watch, gets every prompt and runs each end to
+# end, compares the watch tool's changes with tilookup watch's for the same
+# change, and calls watch 4 times at once on one list. Needs Node.js 18 or
 # newer and npm: under CI=true their absence fails the run; elsewhere the
 # step is skipped with a message.
 set -euo pipefail

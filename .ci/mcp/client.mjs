@@ -4,7 +4,10 @@
 // must be refused. Any failed check exits non-zero.
 //
 //   node client.mjs /path/to/tilookup
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,7 +21,8 @@ if (!bin) {
 const EICAR_MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const REPORT = `Incident 42: the dropper (md5 ${EICAR_MD5}) beaconed from 10.1.2.3 to
 hxxp://203.0.113[.]66/gate.php and exploited CVE-2021-44228.`;
-const TOOLS = ["detect", "events_me", "extract", "pivot", "search", "triage"];
+const TOOLS = ["detect", "events_me", "extract", "pivot", "search", "triage", "watch"];
+const PROMPTS = ["investigate", "triage_report", "watch_changes"];
 
 function check(ok, what, detail) {
   if (!ok) {
@@ -33,7 +37,7 @@ async function exercise(client, how) {
   const names = tools.map((t) => t.name).sort();
   check(JSON.stringify(names) === JSON.stringify(TOOLS), `${how}: the tools are ${TOOLS.join(", ")}`, names);
   const notReadOnly = tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name);
-  check(notReadOnly.length === 0, `${how}: every tool is read-only`, notReadOnly);
+  check(JSON.stringify(notReadOnly) === '["watch"]', `${how}: every tool but watch is read-only`, notReadOnly);
   const noSchema = tools.filter((t) => t.inputSchema?.type !== "object" || t.outputSchema?.type !== "object").map((t) => t.name);
   check(noSchema.length === 0, `${how}: every tool has input and output schemas`, noSchema);
   const offline = tools.filter((t) => t.annotations?.openWorldHint === false).map((t) => t.name).sort();
@@ -142,9 +146,95 @@ async function overHTTP() {
   }
 }
 
+// The sandbox's watch lists, as tilookup watch --sandbox keeps them.
+const stateDir = join(process.env.XDG_STATE_HOME || join(process.env.HOME, ".local", "state"), "tilookup", "watch", "sandbox");
+const WATCHED = [EICAR_MD5, "203.0.113.66", "no-match-at-all.example"];
+
+// unsettle edits a list's state as time would: EICAR unseen (new next
+// time), 203.0.113.66's first count 100 more (changed), and a resource for the
+// no-match value (gone).
+function unsettle(name) {
+  const file = join(stateDir, `${name}.json`);
+  const st = JSON.parse(readFileSync(file, "utf8"));
+  delete st.values[EICAR_MD5].r;
+  st.values["203.0.113.66"].r[0].n += 100;
+  st.values["no-match-at-all.example"].r = [{ id: "ioc_feed", n: 2 }];
+  writeFileSync(file, JSON.stringify(st));
+}
+
+function cli(...args) {
+  return execFileSync(bin, args, { encoding: "utf8", env: process.env });
+}
+
+// shape is what the changes say, without their times, by value (the
+// tool checks a list in its values' order, the CLI in its input's).
+const shape = (changes) => JSON.stringify(changes.map((c) => ({ value: c.value, type: c.type, change: c.change, resources: c.resources }))
+  .sort((a, b) => (a.value < b.value ? -1 : 1)));
+
+// unattended is an assistant given search, pivot and watch only: it
+// runs each prompt end to end against the sandbox.
+async function unattended() {
+  const values = join(mkdtempSync(join(tmpdir(), "tilookup-mcp-")), "values.txt");
+  writeFileSync(values, WATCHED.join("\n") + "\n");
+  for (const name of ["via-cli", "via-mcp"]) {
+    cli("watch", "--sandbox", "--name", name, "-o", "json", values);
+    unsettle(name);
+  }
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--sandbox", "--tools", "search,pivot,watch"], env: process.env, stderr: "inherit" });
+  const client = new Client({ name: "tilookup-ci-unattended", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    check(JSON.stringify(tools.map((t) => t.name).sort()) === '["pivot","search","watch"]', "--tools: only search, pivot and watch are served", tools.map((t) => t.name));
+    const watchTool = tools.find((t) => t.name === "watch");
+    check(watchTool.annotations.readOnlyHint === false && watchTool.annotations.idempotentHint !== true, "watch: its annotations say it writes", watchTool.annotations);
+    const { prompts } = await client.listPrompts();
+    check(JSON.stringify(prompts.map((p) => p.name).sort()) === JSON.stringify(PROMPTS), "--tools: every prompt is offered", prompts.map((p) => p.name));
+    const args = { investigate: { indicator: EICAR_MD5, max_lookups: "5" }, triage_report: { text: REPORT }, watch_changes: { name: "via-mcp" } };
+    for (const p of prompts) {
+      const got = await client.getPrompt({ name: p.name, arguments: args[p.name] });
+      const text = got.messages[0].content.text;
+      const named = [...text.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).filter((n) => TOOLS.includes(n));
+      check(named.length > 0 && named.every((n) => ["search", "pivot", "watch"].includes(n)) && /Report in this shape/.test(text),
+        `prompt ${p.name}: names served tools only and says what to report`, named);
+    }
+
+    // investigate, end to end: search, then pivot within its budget.
+    const search = await client.callTool({ name: "search", arguments: { values: [EICAR_MD5], detail: "full" } });
+    check(!search.isError && search.structuredContent.values[0].matches.some((m) => m.detail_url), "investigate: search gives the evidence's detail URLs", search.structuredContent);
+    const pivot = await client.callTool({ name: "pivot", arguments: { values: [EICAR_MD5], depth: 1, max_lookups: 5 } });
+    check(!pivot.isError && pivot.structuredContent.summary !== undefined, "investigate: pivot runs within its budget", pivot.content);
+    // triage_report without triage: the assistant searches the report's values.
+    const triaged = await client.callTool({ name: "search", arguments: { values: [EICAR_MD5, "hxxp://203.0.113[.]66/gate.php", "CVE-2021-44228"], detail: "summary" } });
+    check(!triaged.isError && triaged.structuredContent.summary.matched >= 1, "triage_report: search answers the report's values", triaged.structuredContent.summary);
+
+    // watch_changes, end to end: the tool's changes are the CLI's for the same change.
+    const viaCLI = JSON.parse(cli("watch", "--sandbox", "--name", "via-cli", "-o", "json", values));
+    const viaMCP = await client.callTool({ name: "watch", arguments: { name: "via-mcp" } });
+    check(!viaMCP.isError, "watch: the tool checks the list again", viaMCP.content);
+    check(shape(viaMCP.structuredContent.changes) === shape(viaCLI) && viaCLI.length === 3,
+      "watch: the tool's changes are the CLI's (new, changed, gone)", { mcp: viaMCP.structuredContent.changes, cli: viaCLI });
+    const after = JSON.parse(readFileSync(join(stateDir, "via-mcp.json"), "utf8"));
+    const afterCLI = JSON.parse(readFileSync(join(stateDir, "via-cli.json"), "utf8"));
+    check(JSON.stringify(after.values[EICAR_MD5].r) === JSON.stringify(afterCLI.values[EICAR_MD5].r) && after.changes === afterCLI.changes,
+      "watch: the state is updated as the CLI updates it", { mcp: after.values[EICAR_MD5], cli: afterCLI.values[EICAR_MD5] });
+    const unknown = await client.callTool({ name: "watch", arguments: { name: "nope" } });
+    check(unknown.isError && /via-cli, via-mcp/.test(unknown.content[0].text), "watch: an unknown list is a tool error naming the lists", unknown.content);
+
+    // Concurrent calls on one list: the lock lets one see the change.
+    unsettle("via-mcp");
+    const calls = await Promise.all([1, 2, 3, 4].map(() => client.callTool({ name: "watch", arguments: { name: "via-mcp" } })));
+    const seen = calls.map((c) => (c.isError ? -1 : c.structuredContent.changes.length));
+    check(seen.filter((n) => n === 3).length === 1 && seen.filter((n) => n === 0).length === 3, "watch: of 4 calls at once, exactly one reports the change", seen);
+  } finally {
+    await client.close();
+  }
+}
+
 try {
   await overStdio();
   await overHTTP();
+  await unattended();
   console.log("MCP client checks passed");
 } catch (e) {
   console.error(`FAIL ${e.message}`);

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,14 +34,52 @@ const (
 const maxString = 2048
 
 // The budget counts the answer as the assistant reads it: the JSON of the
-// answer, once. The SDK's convention (MCP 2025-06-18, "structured
-// content") sends that JSON twice: as structuredContent, and as the text
-// of the content for clients that read only text. A client hands its
-// model one of the two, never both, so counting both (as before) gave the
-// model half the budget. A response on the wire is thus at most twice the
-// budget plus the JSON-RPC envelope and the escaping of the text copy;
+// answer, once, as it goes on the wire. The SDK's convention (MCP
+// 2025-06-18, "structured content") sends that JSON twice: as
+// structuredContent, and as the text of the content for clients that read
+// only text. A client hands its model one of the two, never both, so
+// counting both gave the model half the budget. Of the two, the text copy
+// is the larger on the wire: it is a JSON string, so every quote and
+// backslash of the answer is escaped, and <, >, &, U+2028, U+2029 and
+// control characters become six-byte \u escapes (the structured copy
+// escapes the same characters, quotes and backslashes aside). Counting
+// the answer's bytes before that escaping let an answer full of them
+// reach 7x the budget on the wire; counting the text copy's escaped size
+// keeps a response at most twice the budget plus the JSON-RPC envelope.
 // README, "For AI assistants (MCP)", says so.
-func textSize(data []byte) int { return len(data) }
+func textSize(data []byte) int { return escapedSize(data) }
+
+// escapedSize is the size of data written as a JSON string by
+// encoding/json (HTML escaping on, as the SDK's json.Marshal of the
+// content does), without its two quotes. A test holds it to
+// encoding/json's own output.
+func escapedSize(data []byte) int {
+	n := 0
+	for i := 0; i < len(data); {
+		b := data[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			case b < 0x20 || b == '<' || b == '>' || b == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6 // \ufffd for a byte that is not UTF-8; \u2028, \u2029
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
 
 // fit returns the answer to send: render(0, all), the whole answer, when
 // it fits the budget, else the first of levels 1..levels-1 that does.

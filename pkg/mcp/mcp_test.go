@@ -146,10 +146,10 @@ func (s *session) outputSchema(t *testing.T, tool string) *jsonschema.Resolved {
 }
 
 // sent is the size of the answer as the budget counts it: the JSON the
-// assistant reads, once (budget.go, textSize). The message on the wire
-// must be that JSON twice (structuredContent and its text copy, as the
-// spec's backward compatibility asks) and the JSON-RPC envelope, nothing
-// more.
+// assistant reads, once, as it goes on the wire (budget.go, textSize): the
+// text copy, escaped as a JSON string. The message on the wire must be
+// that JSON twice (structuredContent and its text copy, as the spec's
+// backward compatibility asks) and the JSON-RPC envelope, nothing more.
 func (s *session) sent(t *testing.T, res *sdk.CallToolResult) int {
 	t.Helper()
 	txt := text(res)
@@ -160,7 +160,10 @@ func (s *session) sent(t *testing.T, res *sdk.CallToolResult) int {
 	if wire, most := s.answered, len(quoted)+compact.Len()+512; wire > most {
 		t.Errorf("a message of %d bytes for an answer of %d: more than its two copies and the envelope (%d)", wire, len(txt), most)
 	}
-	return len(txt)
+	if wire, most := s.answered, 2*(len(quoted)-2)+512; wire > most {
+		t.Errorf("a message of %d bytes for an answer of %d on the wire: more than twice that and the envelope (%d)", wire, len(quoted)-2, most)
+	}
+	return len(quoted) - 2
 }
 
 func text(res *sdk.CallToolResult) string {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/lookup"
 	server "github.com/tilookup/tilookup/pkg/mcp"
 	"github.com/tilookup/tilookup/pkg/triage"
+	"github.com/tilookup/tilookup/pkg/watch"
 )
 
 // Options are the parsed command line and what it needs from its
@@ -46,8 +48,14 @@ type Options struct {
 	// (cmdutil.Factory.Cached); nil = no cache.
 	Cache cmdutil.CacheFunc
 
+	// Getenv reads the environment (the watch lists' directory).
+	Getenv func(string) string
+	// Scope is the profile and the base URL, which pick the watch lists.
+	Scope func() (profile, baseURL string, err error)
+
 	HTTP        string
 	TokenFile   string
+	Tools       []string
 	Concurrency int
 	Rate        float64
 	Sandbox     bool
@@ -62,6 +70,14 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Setting:      f.Get,
 		StartSandbox: f.Sandbox,
 		Cache:        f.Cached,
+		Getenv:       os.Getenv,
+		Scope: func() (string, string, error) {
+			s, err := f.Settings()
+			if err != nil {
+				return "", "", err
+			}
+			return s.Profile, s.BaseURL, nil
+		},
 	}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -73,8 +89,12 @@ launch a server; with --http it serves Streamable HTTP on a loopback address
 instead, and every request must carry the bearer token printed at start (or
 read from --http-token-file, whose first line holds it).
 
-Tools, all read-only: search (one or more values), triage (a whole text),
-detect and extract (offline, free), events_me. Every answer is cut to
+Tools: search (one or more values), triage (a whole text), pivot, detect
+and extract (offline, free), events_me, all read-only; and watch, which
+checks a watch list again and updates its state as tilookup watch does.
+--tools NAME,... serves only those. Prompts (investigate, triage_report,
+watch_changes) write out the analyst's common tasks for an assistant; a
+prompt whose tools are not served is not offered. Every answer is cut to
 mcp_max_bytes (default 30KiB) with a note saying what was left out, and text
 from the service is sanitised and labelled as data, not instructions.
 
@@ -82,10 +102,14 @@ It uses the same configuration, profile, token, proxy and CA settings as the
 other commands; --sandbox serves against the built-in demo server.`,
 		Example: `  tilookup mcp --sandbox                  # try it: an assistant launches this
   tilookup mcp --profile prod
+  tilookup mcp --tools search,pivot,watch    # an assistant that works unattended
   tilookup mcp --http 127.0.0.1:8765 --http-token-file ~/.config/tilookup/mcp-token`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cmdutil.CheckPace(opts.Concurrency, opts.Rate); err != nil {
+				return err
+			}
+			if err := checkTools(opts.Tools); err != nil {
 				return err
 			}
 			if opts.HTTP != "" {
@@ -104,6 +128,8 @@ other commands; --sandbox serves against the built-in demo server.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `127.0.0.1:PORT`")
 	fl.StringVar(&opts.TokenFile, "http-token-file", "", "read the --http bearer token from `FILE`")
+	fl.StringSliceVar(&opts.Tools, "tools", nil, "serve only the tools `NAME,...` (default: all)")
+	_ = cmd.RegisterFlagCompletionFunc("tools", completeTools)
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "server's lookups in flight")
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddNetworkFlags(cmd)
@@ -136,11 +162,47 @@ func run(ctx context.Context, opts *Options) error {
 		Skipper:     c.skipper,
 		MaxBytes:    maxBytes,
 		Concurrency: opts.Concurrency,
+		Watch:       c.watch,
+		Tools:       opts.Tools,
 	})
 	if opts.HTTP != "" {
 		return serveHTTP(ctx, opts, s, token)
 	}
 	return serveStdio(ctx, opts, s)
+}
+
+// checkTools refuses a --tools name the server does not have, naming
+// those it has.
+func checkTools(names []string) error {
+	known := server.ToolNames()
+	if names != nil && len(names) == 0 {
+		return cmdutil.UsageError("--tools needs at least one of: %s", strings.Join(known, ", "))
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return cmdutil.UsageError("--tools: unknown tool %q: the tools are %s", n, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// completeTools completes the values of --tools, one name after each
+// comma, leaving out those already given.
+func completeTools(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	given, _ := cutLast(toComplete)
+	var out []string
+	for _, n := range server.ToolNames() {
+		if !slices.Contains(strings.Split(given, ","), n) {
+			out = append(out, given+n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// cutLast splits "a,b,c" into "a,b," and "c".
+func cutLast(s string) (head, last string) {
+	i := strings.LastIndex(s, ",")
+	return s[:i+1], s[i+1:]
 }
 
 // budget reads mcp_max_bytes; a config file that cannot be read stops the
@@ -244,6 +306,21 @@ func (c *clients) searcher(limit int) (lookup.Searcher, error) {
 	// answer is decoded whole: 10M results, or a preview record of 1M
 	// keys, cost their bytes, not gigabytes of maps (issue 28).
 	return cmdutil.ServiceSearcher(cl, limit, true, false, c.opts.Cache), nil
+}
+
+// watch is the watch lists of this profile and base URL (the sandbox's
+// with --sandbox), as tilookup watch finds them, and the service without
+// the answer cache: a watch run must ask the service.
+func (c *clients) watch() (watch.Store, lookup.Searcher, error) {
+	st, _, _, err := watch.StoreFor(c.opts.Getenv, c.opts.Sandbox, c.opts.Scope)
+	if err != nil {
+		return watch.Store{}, nil, err
+	}
+	cl, err := c.get(&c.search, cmdutil.ForSearch, c.opts.Concurrency)
+	if err != nil {
+		return watch.Store{}, nil, err
+	}
+	return st, cmdutil.ServiceSearcher(cl, 0, true, false, nil), nil
 }
 
 func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {

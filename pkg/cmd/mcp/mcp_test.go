@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"-c", "0"}, "--concurrency"},
 		{[]string{"--rate", "-1"}, "--rate"},
 		{[]string{"extra"}, "unknown command"},
+		{[]string{"--tools", "search,lookup"}, `unknown tool "lookup": the tools are ` + strings.Join(server.ToolNames(), ", ")},
+		{[]string{"--tools", ""}, "--tools needs at least one of: search"},
 	} {
 		ios, _, _, _ := iostreams.Test()
 		ran := false
@@ -67,6 +70,21 @@ func TestFlags(t *testing.T) {
 		if err == nil || ran || !strings.Contains(err.Error(), c.want) || failure.ExitCode(err) != failure.ExitUsage {
 			t.Errorf("%v: err %v (exit %d), ran %v; want exit 2 with %q", c.args, err, failure.ExitCode(err), ran, c.want)
 		}
+	}
+}
+
+// --tools completes the tools' names, one after each comma, leaving out
+// those already given.
+func TestCompleteTools(t *testing.T) {
+	got, _ := completeTools(nil, nil, "search,pi")
+	want := []string{}
+	for _, n := range server.ToolNames() {
+		if n != "search" {
+			want = append(want, "search,"+n)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }
 

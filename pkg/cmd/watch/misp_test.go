@@ -31,13 +31,13 @@ func mispChanges() []Change {
 	return []Change{
 		{Value: "44d88612fea8a8f36de82e1278abb02f", Type: "md5", Change: "new", CheckedAt: now,
 			Resources: []watch.Delta{{Resource: "malware_samples", Label: "Malware samples", After: n("1")}, {Resource: "ioc_feed", After: n("2")}},
-			pages:     []api.Result{{Resource: "malware_samples", Label: "Malware samples", DetailURL: "https://ti.example/samples/44d8"}, {Resource: "ioc_feed", DetailURL: "javascript:alert(1)"}}},
+			Pages:     []api.Result{{Resource: "malware_samples", Label: "Malware samples", DetailURL: "https://ti.example/samples/44d8"}, {Resource: "ioc_feed", DetailURL: "javascript:alert(1)"}}},
 		{Value: "203.0.113.66", Type: "ipv4", Change: "changed", CheckedAt: now, PreviousCheckedAt: &prev,
 			Resources: []watch.Delta{{Resource: "passive_dns", Label: "Passive DNS", Before: n("5"), After: n("6")}, {Resource: "c2", Label: "C2", Before: n("1")}, {Resource: "pdns", Label: "Sandbox detonations", Before: n("7"), After: n("7")}}},
 		{Value: "gone.example.net", Type: "domain", Change: "gone", CheckedAt: now, PreviousCheckedAt: &prev,
 			Resources: []watch.Delta{{Resource: "passive_dns", Label: "Passive DNS", Before: n("1")}}},
 		{Value: "failed.example.net", Type: "domain", Change: "error", CheckedAt: now, PreviousCheckedAt: &prev,
-			Error: &ErrorInfo{Kind: "server", Message: "503 Service Unavailable"}},
+			Error: &watch.ErrorInfo{Kind: "server", Message: "503 Service Unavailable"}},
 		{Value: "https://evil.example/\"q\"\n<script>alert(1)</script>", Type: "url", Change: "new", CheckedAt: now,
 			Resources: []watch.Delta{{Resource: "r\"1", Label: "Feed \"x\"\n<script>alert('l')</script>", After: n("3")}}},
 	}

@@ -226,7 +226,7 @@ func (w *mispWriter) Add(c Change) error {
 	if c.Error != nil || c.Change == string(watch.KindGone) {
 		return nil
 	}
-	w.findings = append(w.findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(w.name, c), Pages: c.pages})
+	w.findings = append(w.findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(w.name, c), Pages: c.Pages})
 	return nil
 }
 
@@ -278,6 +278,19 @@ func mispCount(n *json.Number) string {
 func csvCount(n *json.Number) string {
 	if n == nil {
 		return ""
+	}
+	return n.String()
+}
+
+// Change is one line of the output: the contract's record, as the run's
+// comparison (watch.Check) makes it.
+type Change = watch.Change
+
+// countText is a count for table, CSV and Markdown: "-" where the
+// resource did not match.
+func countText(n *json.Number) string {
+	if n == nil {
+		return "-"
 	}
 	return n.String()
 }

@@ -14,13 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
-	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/watch"
@@ -184,27 +182,10 @@ func scope(f *cmdutil.Factory) (string, string, error) {
 	return s.Profile, s.BaseURL, nil
 }
 
-// store is the directory of this profile and base URL (without the
-// URL's secrets; a list kept under the URL with them is moved). The sandbox
-// listens on another port each run: its lists are kept under one scope of
-// their own, "sandbox".
+// store is the directory of this profile and base URL, or the
+// sandbox's (watch.StoreFor).
 func store(opts *Options) (watch.Store, string, string, error) {
-	root, err := watch.DefaultDir(opts.Getenv)
-	if err != nil {
-		return watch.Store{}, "", "", err
-	}
-	if opts.Sandbox {
-		return watch.Store{Root: root, Dir: watch.ScopeDir(root, "sandbox", "")}, "sandbox", "", nil
-	}
-	profile, base, err := opts.Scope()
-	if err != nil {
-		return watch.Store{}, "", "", err
-	}
-	st := watch.NewStore(root, profile, base)
-	if err := st.Migrate(); err != nil {
-		return watch.Store{}, "", "", err
-	}
-	return st, profile, watch.ScopeURL(base), nil
+	return watch.StoreFor(opts.Getenv, opts.Sandbox, opts.Scope)
 }
 
 func run(ctx context.Context, opts *Options) error {
@@ -252,20 +233,6 @@ func tuneGC(getenv func(string) string, stateSize int64) {
 	}
 }
 
-// decodeMatches asks for answers as search -o ndjson does (checked and
-// counted, not decoded) and decodes only those that matched: most of a
-// watch list is answered "no match", and the comparison needs the fields
-// of a match only.
-func decodeMatches(next lookup.Searcher) lookup.Searcher {
-	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
-		resp, err := next.Search(ctx, v)
-		if err != nil || resp.ResultCount() == 0 {
-			return resp, err
-		}
-		return api.DecodeSearch(resp.Raw)
-	})
-}
-
 // runOnce is one run: lock NAME, read its state, look every value up,
 // print the changes as they come, and write the new state.
 func runOnce(ctx context.Context, opts *Options) error {
@@ -286,7 +253,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	defer closeInputs()
 	// Decoded answers: the comparison needs each resource's count and
 	// preview records.
-	service, err := opts.Start(cmdutil.Chain{Raw: true, Wrap: decodeMatches})
+	service, err := opts.Start(cmdutil.Chain{Raw: true, Wrap: watch.DecodeMatches})
 	if err != nil {
 		return err
 	}
@@ -318,7 +285,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 		return err
 	}
 	now := opts.Now()
-	s := newSink(state, w, now)
+	s := watch.NewCheck(state, w, now)
 	runErr := service.Run(ctx, src, s)
 	complete := runErr == nil
 	if err := w.Close(now, !complete); err != nil && runErr == nil {
@@ -334,7 +301,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 		runErr = failure.Wrap(failure.IO, stdout.err, "cannot write the output: "+stdout.err.Error()+
 			"; the watch state is unchanged, the next run reports these changes again")
 	} else {
-		s.finish(complete)
+		s.Finish(complete)
 		if err := st.Save(state); err != nil {
 			// The changes are printed but not kept: the next run reports them
 			// again, which is better than losing them.
@@ -347,15 +314,15 @@ func runOnce(ctx context.Context, opts *Options) error {
 	// found no change prints no change, and silence would look like a
 	// hang or a failure. Cron (no terminal) hears only of failures.
 	// A run whose output failed says so in its error's line alone.
-	if stdout.err == nil && (s.tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY()) {
+	if stdout.err == nil && (s.Tally.Failed > 0 || runErr != nil && failure.KindOf(runErr) == failure.Interrupted || opts.IO.IsStderrTTY()) {
 		kept := ""
-		if s.tally.Failed > 0 {
+		if s.Tally.Failed > 0 {
 			kept = " (their last good answers are kept)"
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "watch %s: %d values, %d changed, %d failed%s\n",
-			sanitize.String(opts.Name), s.tally.Total(), s.tally.Matched, s.tally.Failed, kept)
+			sanitize.String(opts.Name), s.Tally.Total(), s.Tally.Matched, s.Tally.Failed, kept)
 	}
-	return s.tally.Err(runErr, true)
+	return s.Tally.Err(runErr, true)
 }
 
 // failedWrites remembers the first failed write to the output. The

@@ -1,18 +1,14 @@
-package watch
+package watch_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"io"
 	"testing"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
-	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
@@ -29,7 +25,7 @@ func oldState() *watch.State {
 	return st
 }
 
-func TestSinkKeepsWhatARunDidNotFinishOrGetRight(t *testing.T) {
+func TestCheckKeepsWhatARunDidNotFinishOrGetRight(t *testing.T) {
 	tests := []struct {
 		name     string
 		complete bool
@@ -44,11 +40,10 @@ func TestSinkKeepsWhatARunDidNotFinishOrGetRight(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := oldState()
-			w, _ := newWriter(output.NDJSON, bufio.NewWriter(io.Discard), "n", false, false, false, 0, export.MISPOptions{})
-			s := newSink(st, w, time.Unix(200, 0))
+			s := watch.NewCheck(st, &changes{}, time.Unix(200, 0))
 			s.Add(lookup.Result{Item: lookup.Item{Value: "a"}, Resp: matched("2")})
 			s.Add(lookup.Result{Item: lookup.Item{Value: "b"}, Err: failure.New(failure.Server, "503")})
-			s.finish(tt.complete)
+			s.Finish(tt.complete)
 			if len(st.Values) != len(tt.want) {
 				t.Fatalf("values %v, want %v", st.Values, tt.want)
 			}
@@ -60,14 +55,14 @@ func TestSinkKeepsWhatARunDidNotFinishOrGetRight(t *testing.T) {
 			if st.Changes != 1 || st.Errors != 1 {
 				t.Errorf("changes %d errors %d, want 1 and 1", st.Changes, st.Errors)
 			}
-			if code := s.tally.Code(true); code != failure.ExitService {
+			if code := s.Tally.Code(true); code != failure.ExitService {
 				t.Errorf("exit %d, want the failure's %d", code, failure.ExitService)
 			}
 		})
 	}
 }
 
-func TestSinkExitCodes(t *testing.T) {
+func TestCheckExitCodes(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		resp *api.SearchResponse
@@ -79,12 +74,11 @@ func TestSinkExitCodes(t *testing.T) {
 		{"a failure wins", nil, failure.New(failure.Auth, "401"), failure.ExitAuth},
 	} {
 		st := oldState()
-		w, _ := newWriter(output.JSON, bufio.NewWriter(io.Discard), "n", false, false, false, 0, export.MISPOptions{})
-		s := newSink(st, w, time.Unix(200, 0))
+		s := watch.NewCheck(st, &changes{}, time.Unix(200, 0))
 		s.Add(lookup.Result{Item: lookup.Item{Value: "a"}, Resp: tt.resp, Err: tt.err})
 		got := failure.ExitOK
 		var rep *failure.Reported
-		if err := s.tally.Err(nil, true); errors.As(err, &rep) {
+		if err := s.Tally.Err(nil, true); errors.As(err, &rep) {
 			got = rep.Code
 		} else if err != nil {
 			got = failure.ExitCode(err)
@@ -94,3 +88,9 @@ func TestSinkExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// changes is an Emitter that keeps the changes.
+type changes struct{ got []watch.Change }
+
+func (c *changes) Add(ch watch.Change) error { c.got = append(c.got, ch); return nil }
+func (c *changes) Flush() error              { return nil }
