@@ -162,18 +162,41 @@ func mapValue(v any) any {
 	return v
 }
 
-// Decode reads r within b: its bytes when it has them, else its JSON (an
-// answer built in code; its maps' keys come sorted, as encoding/json
-// writes them).
+// Decode reads r within b: its bytes when it has them. An answer built in
+// code keeps its fields as they are, and its preview records are read
+// from their JSON within b (its maps' keys come sorted, as encoding/json
+// writes them); the rest of it is not marshalled only to be read back.
 func (r *SearchResponse) Decode(b Bounds) (*Answer, error) {
-	body := []byte(r.Raw)
-	if len(body) == 0 {
-		var err error
-		if body, err = json.Marshal(r); err != nil {
-			return nil, err
-		}
+	if len(r.Raw) > 0 {
+		return decodeAnswer([]byte(r.Raw), b), nil
 	}
-	return decodeAnswer(body, b), nil
+	a := &Answer{Query: r.Query, DetectedType: r.DetectedType, Strategy: r.Strategy, UnsupportedReason: r.UnsupportedReason}
+	d := decoder{b: b, budget: b.PreviewBytes}
+	for _, res := range r.Results {
+		if full(len(a.Results), b.Results) {
+			break
+		}
+		var preview span
+		if res.Preview != nil {
+			p, err := json.Marshal(res.Preview)
+			if err != nil {
+				return nil, err
+			}
+			preview = p
+		}
+		res.Preview = nil
+		a.Results = append(a.Results, d.result(res, preview))
+	}
+	return a, nil
+}
+
+// result is one result with its preview records read within the bounds.
+func (d *decoder) result(res Result, preview span) DecodedResult {
+	dr := DecodedResult{Result: res}
+	d.cut, d.fieldsOmitted = false, 0
+	dr.Records, dr.PreviewOmitted = d.previews(preview)
+	dr.PreviewFieldsOmitted, dr.PreviewCut = d.fieldsOmitted, d.cut
+	return dr
 }
 
 // decodeAnswer decodes body, valid JSON (ScanSearch said so), within b.
@@ -192,11 +215,7 @@ func decodeAnswer(body []byte, b Bounds) *Answer {
 		}
 		var rh resultHead
 		_ = json.Unmarshal(elem, &rh)
-		res := DecodedResult{Result: rh.Result}
-		d.cut, d.fieldsOmitted = false, 0
-		res.Records, res.PreviewOmitted = d.previews(rh.Preview)
-		res.PreviewFieldsOmitted, res.PreviewCut = d.fieldsOmitted, d.cut
-		a.Results = append(a.Results, res)
+		a.Results = append(a.Results, d.result(rh.Result, rh.Preview))
 	}
 	return a
 }
