@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -20,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
@@ -324,4 +327,53 @@ func startSlowService(t *testing.T, target string, delay time.Duration) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// Garbage under tilookup's keys (answers and the rate bucket) is ignored
+// and replaced: every record right, nothing on stderr; cache stats and
+// clear --shared say which cache they mean.
+func TestFleetIgnoresGarbageAndClears(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the real binary and redis-server")
+	}
+	addr, _ := startRedis(t)
+	cs := startCountingService(t, 0)
+	bin := tilookupBinary(t)
+	cacheURL := "redis://" + addr + "/0"
+	env := fleetEnv(t, cs, "TILOOKUP_CACHE_URL="+cacheURL, "TILOOKUP_CACHE=1h", "TILOOKUP_SHARED_RATE=1000")
+	values := fleetValues(0, 10, 10)
+	stdin := []byte(strings.Join(values, "\n") + "\n")
+	if r := runBinary(t, bin, env, stdin, "search", "-o", "ndjson"); r.code > 1 || len(r.stderr) > 0 {
+		t.Fatalf("first run: exit %d, stderr %q", r.code, r.stderr)
+	}
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, "tilookup:*").Result()
+	if err != nil || len(keys) < len(values) {
+		t.Fatalf("keys after the first run: %d (%v), want an answer per value", len(keys), err)
+	}
+	for _, k := range keys {
+		rdb.Set(ctx, k, "garbage", time.Hour)
+	}
+	// Another host (its own disk cache) over the same values.
+	env2 := fleetEnv(t, cs, "TILOOKUP_CACHE_URL="+cacheURL, "TILOOKUP_CACHE=1h", "TILOOKUP_SHARED_RATE=1000")
+	r := runBinary(t, bin, env2, stdin, "search", "-o", "ndjson")
+	if r.code > 1 || len(r.stderr) > 0 {
+		t.Errorf("over garbage: exit %d, stderr %q", r.code, r.stderr)
+	}
+	checkRecords(t, "over garbage", r.stdout, values)
+
+	stats := runBinary(t, bin, env2, nil, "cache", "stats")
+	if !strings.Contains(string(stats.stdout), "Shared:") || !strings.Contains(string(stats.stdout), " "+cacheURL+": "+strconv.Itoa(len(values))+" answers") {
+		t.Errorf("cache stats does not show the shared cache's answers:\n%s%s", stats.stdout, stats.stderr)
+	}
+	clear := runBinary(t, bin, env2, nil, "cache", "clear", "--shared")
+	if want := fmt.Sprintf("Removed %d answers from the shared cache %s.\n", len(values), cacheURL); string(clear.stdout) != want {
+		t.Errorf("cache clear --shared: %q (stderr %q), want %q", clear.stdout, clear.stderr, want)
+	}
+	if left, _ := rdb.Keys(ctx, "tilookup:*").Result(); len(left) != 0 {
+		t.Errorf("left after clear --shared: %q", left)
+	}
 }
