@@ -118,7 +118,7 @@ clear --shared empties the shared one (tilookup's keys only).`,
 		},
 	}
 	clear.Flags().StringVar(&olderThan, "older-than", "", "only answers stored over `DURATION` ago (24h, 7d)")
-	clear.Flags().BoolVar(&opts.ClearShared, "shared", false, "clear the shared cache of cache_url instead of the disk's")
+	clear.Flags().BoolVar(&opts.ClearShared, "shared", false, "empty the shared cache (cache_url), not the disk's")
 	cmd.AddCommand(clear)
 	return cmd
 }
