@@ -377,3 +377,47 @@ func TestFleetIgnoresGarbageAndClears(t *testing.T) {
 		t.Errorf("left after clear --shared: %q", left)
 	}
 }
+
+// Redis failing before the run (refused, paused, TLS on a plain server,
+// a wrong password): one notice, every record right, and the time bounded
+// by the store's short timeouts.
+func TestFleetGoesOnWhenRedisFails(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the real binary and redis-server")
+	}
+	addr, _ := startRedis(t)
+	locked, _ := startRedis(t, "--requirepass", "right-pw")
+	paused, pausedCmd := startRedis(t)
+	if err := pausedCmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pausedCmd.Process.Signal(syscall.SIGCONT) })
+	refused := strings.TrimPrefix(closedPortURL(t), "http://")
+	cs := startCountingService(t, 0)
+	bin := tilookupBinary(t)
+	values := fleetValues(0, 20, 0)
+	stdin := []byte(strings.Join(values, "\n") + "\n")
+	for _, tc := range []struct{ name, url string }{
+		{"refused", "redis://" + refused + "/0"},
+		{"paused", "redis://" + paused + "/0"},
+		{"TLS to a plain server", "rediss://" + addr + "/0"},
+		{"wrong password", "redis://:wrong-pw@" + locked + "/0"},
+	} {
+		env := fleetEnv(t, cs, "TILOOKUP_CACHE_URL="+tc.url, "TILOOKUP_SHARED_RATE=1000", "TILOOKUP_CACHE=1h")
+		r := runBinary(t, bin, env, stdin, "search", "-o", "ndjson", "-c", "4")
+		if r.code > 1 {
+			t.Errorf("%s: exit %d, stderr %q", tc.name, r.code, r.stderr)
+		}
+		checkRecords(t, tc.name, r.stdout, values)
+		if n := strings.Count(string(r.stderr), "\n"); n != 1 || !strings.Contains(string(r.stderr), "shared cache") {
+			t.Errorf("%s: want one notice about the shared cache, got %q", tc.name, r.stderr)
+		}
+		if strings.Contains(string(r.stderr), "wrong-pw") {
+			t.Errorf("%s: the password was printed: %q", tc.name, r.stderr)
+		}
+		if r.took > 5*time.Second {
+			t.Errorf("%s: took %s", tc.name, r.took)
+		}
+	}
+}
