@@ -217,7 +217,7 @@ func (s *Store) Claim(ctx context.Context, key string) (release func()) {
 	ck := claimKey(key)
 	token := s.owner + "." + strconv.FormatInt(s.claims.Add(1), 36)
 	giveUp := time.Now().Add(s.o.Wait)
-	poll := 5 * time.Millisecond
+	poll := 2 * time.Millisecond
 	for {
 		octx, cancel := s.ctx()
 		ok, err := s.rdb.SetNX(octx, ck, token, s.o.Wait).Result()
@@ -246,7 +246,7 @@ func (s *Store) Claim(ctx context.Context, key string) (release func()) {
 			return none
 		case <-time.After(poll):
 		}
-		poll = min(2*poll, 100*time.Millisecond)
+		poll = min(2*poll, 25*time.Millisecond)
 	}
 }
 
