@@ -100,6 +100,9 @@ type Client struct {
 	// throttle, when set, is waited on before every try, retries included,
 	// so that --rate bounds what the service sees, not only first tries.
 	throttle func(context.Context) error
+	// pacer, when set, is a rate shared with other processes (shared_rate):
+	// waited on after throttle, and told of a 429's Retry-After.
+	pacer Pacer
 
 	// timeoutCtx is the context the tries of the moment share: see
 	// tryContext.
@@ -135,6 +138,20 @@ func (c *Client) SetRate(perSecond float64) error {
 	c.throttle = rate.NewLimiter(rate.Limit(perSecond), 1).Wait
 	return nil
 }
+
+// Pacer is a rate that other processes and hosts share with this client
+// (shared_rate): Wait takes a slot before every try, after --rate's;
+// Pause holds all of them back when the service answers 429 with
+// Retry-After. A Pacer that cannot reach its peers returns at once: the
+// client's own rate goes on.
+type Pacer interface {
+	Wait(ctx context.Context) error
+	Pause(d time.Duration)
+}
+
+// SetPacer adds a shared rate to the client's own (nil: none). Call it
+// before the client is used.
+func (c *Client) SetPacer(p Pacer) { c.pacer = p }
 
 // roundUp2 writes x rounded up to two significant digits, so that a
 // suggested rate reads 0.0084 rather than 0.008333333333333333 and still
@@ -440,6 +457,9 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 			// A 503 or 502 is about the service or this one value: only
 			// this value waits, the others go on.
 			c.pauseAll(wait)
+			if c.pacer != nil {
+				c.pacer.Pause(wait)
+			}
 		}
 		return nil, wait, e
 	}
@@ -519,18 +539,31 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 // wait takes the throttle (--rate) before a try. A rate so low that the
 // wait would end past the value's deadline fails now instead of sleeping.
 func (c *Client) wait(ctx context.Context, deadline time.Time) error {
-	if c.throttle == nil {
+	if c.throttle == nil && c.pacer == nil {
 		return nil
 	}
 	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errDeadline)
 	defer cancel()
-	if err := c.throttle(ctx); err != nil {
-		if ctx.Err() == nil || context.Cause(ctx) == errDeadline {
-			return errDeadline // rate.Limiter refuses a wait past the deadline without waiting
+	for _, wait := range []func(context.Context) error{c.throttle, c.pacerWait} {
+		if wait == nil {
+			continue
 		}
-		return err
+		if err := wait(ctx); err != nil {
+			if ctx.Err() == nil || context.Cause(ctx) == errDeadline {
+				return errDeadline // rate.Limiter refuses a wait past the deadline without waiting
+			}
+			return err
+		}
 	}
 	return nil
+}
+
+// pacerWait is the shared rate's wait, when there is one.
+func (c *Client) pacerWait(ctx context.Context) error {
+	if c.pacer == nil {
+		return nil
+	}
+	return c.pacer.Wait(ctx)
 }
 
 func (c *Client) pauseAll(d time.Duration) {

@@ -118,6 +118,22 @@ func (c *Cache) Dir() string { return c.dir }
 // MaxSize is the size cap in bytes.
 func (c *Cache) MaxSize() int64 { return c.maxSize }
 
+// MaxAnswer is the largest answer stored: a bigger one would push out
+// many others.
+func (c *Cache) MaxAnswer() int64 { return MaxAnswerOf(c.maxSize) }
+
+// MaxAnswerOf is the largest answer a cache of maxSize bytes stores (a
+// shared cache keeps the disk cache's rule); maxSize <= 0 is the default.
+func MaxAnswerOf(maxSize int64) int64 {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	return maxSize / maxShare
+}
+
+// Now is the cache's clock.
+func (c *Cache) Now() time.Time { return c.now() }
+
 // Entry is a stored answer.
 type Entry struct {
 	Body    []byte
@@ -248,6 +264,22 @@ const tmpPrefix = ".tmp-"
 func (c *Cache) path(id string) string {
 	return filepath.Join(c.dir, id[:2], id[2:])
 }
+
+// EncodeEntry lays out the entry of key as every store keeps it: a
+// shared cache holds the same bytes as a file of the disk cache.
+func EncodeEntry(key string, body []byte, stored, expires time.Time) []byte {
+	return encode(hashKey(key), body, stored, expires)
+}
+
+// DecodeEntry reads an entry that EncodeEntry laid out for key; anything
+// else (torn, foreign, another key's) is an error.
+func DecodeEntry(data []byte, key string) (Entry, error) {
+	return decode(data, hashKey(key))
+}
+
+// HashKey names the entry of key in a store, revealing neither the token's
+// fingerprint nor the value.
+func HashKey(key string) string { return hashKey(key) }
 
 // hashKey names an entry. The key holds the token's fingerprint and the
 // value searched; the file name reveals neither.

@@ -36,9 +36,9 @@ func ScopeOf(c *api.Client, limit int) Scope {
 	return Scope{BaseURL: c.SearchBase(), TokenFingerprint: c.TokenFingerprint(), Limit: max(limit, 0)}
 }
 
-// key joins the parts with a byte no URL, fingerprint or prepared value
+// Key joins the parts with a byte no URL, fingerprint or prepared value
 // holds, so that two different scopes never spell the same key.
-func (s Scope) key(value string) string {
+func (s Scope) Key(value string) string {
 	return "search\x00" + s.BaseURL + "\x00" + s.TokenFingerprint + "\x00" + strconv.Itoa(s.Limit) + "\x00" + value
 }
 
@@ -55,17 +55,51 @@ type SearchOptions struct {
 	// Warn gets one line, once, when answers cannot be stored (a full
 	// disk, a read-only directory): the run goes on uncached.
 	Warn io.Writer
+	// Name is what the debug lines call the store ("cache" when empty).
+	Name string
+}
+
+// Store keeps answers for a Searcher: the disk (*Cache) or a cache that
+// many processes and hosts share. Both keep the same entries (Entry, with
+// EncodeEntry's layout) under the same keys (Scope.Key).
+type Store interface {
+	// Get returns the answer stored under key unless it has expired or
+	// does not decode: both are misses.
+	Get(key string) (Entry, bool)
+	Put(key string, body []byte, ttl time.Duration) error
+	Now() time.Time
+	// MaxAnswer is the largest answer worth storing.
+	MaxAnswer() int64
+}
+
+// Claimer is a Store whose users take turns at a key: while one process
+// asks the service for a value, another that wants it waits for that
+// answer rather than asking too. Claim returns once the key is this
+// caller's (or the wait is over: then the caller asks anyway); release
+// hands the key on.
+type Claimer interface {
+	Claim(ctx context.Context, key string) (release func())
 }
 
 // Searcher wraps next: a value whose answer is stored is answered from
 // disk, marked with when it was stored; any other is asked of next and its
 // answer stored. Errors are never stored.
 func (c *Cache) Searcher(next lookup.Searcher, scope Scope, o SearchOptions) lookup.Searcher {
-	return &searcher{c: c, next: next, scope: scope, o: o}
+	return NewSearcher(c, next, scope, o)
+}
+
+// NewSearcher is Cache.Searcher over any Store. When the store is a
+// Claimer, a value missing from it is asked by one of its users at a time,
+// and the others read that one's answer.
+func NewSearcher(store Store, next lookup.Searcher, scope Scope, o SearchOptions) lookup.Searcher {
+	if o.Name == "" {
+		o.Name = "cache"
+	}
+	return &searcher{c: store, next: next, scope: scope, o: o}
 }
 
 type searcher struct {
-	c        *Cache
+	c        Store
 	next     lookup.Searcher
 	scope    Scope
 	o        SearchOptions
@@ -73,10 +107,19 @@ type searcher struct {
 }
 
 func (s *searcher) Search(ctx context.Context, value string) (*api.SearchResponse, error) {
-	key := s.scope.key(value)
+	key := s.scope.Key(value)
 	if !s.o.Refresh {
 		if resp, ok := s.hit(key, value); ok {
 			return resp, nil
+		}
+		if cl, ok := s.c.(Claimer); ok {
+			release := cl.Claim(ctx, key)
+			defer release()
+			// Read again once the key is ours: another user may have
+			// stored the answer while this one waited, or just before.
+			if resp, ok := s.hit(key, value); ok {
+				return resp, nil
+			}
 		}
 	}
 	resp, err := s.next.Search(ctx, value)
@@ -92,7 +135,7 @@ func (s *searcher) Search(ctx context.Context, value string) (*api.SearchRespons
 func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
 	e, ok := s.c.Get(key)
 	if !ok {
-		s.debugf("cache miss: %s", value)
+		s.debugf("%s miss: %s", s.o.Name, value)
 		return nil, false
 	}
 	decode := api.DecodeSearch
@@ -101,28 +144,28 @@ func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
 	}
 	resp, err := decode(e.Body)
 	if err != nil {
-		s.debugf("cache miss: %s (the stored answer does not decode)", value)
+		s.debugf("%s miss: %s (the stored answer does not decode)", s.o.Name, value)
 		return nil, false
 	}
 	// An answer stored under a longer --cache than this run's is too old
 	// for this run, though not yet expired for the one that stored it.
-	if age := s.c.now().Sub(e.Stored); age > s.ttl(resp) {
-		s.debugf("cache miss: %s (stored %s ago, older than this run's %s)", value, FormatDuration(age.Round(time.Second)), FormatDuration(s.ttl(resp)))
+	if age := s.c.Now().Sub(e.Stored); age > s.ttl(resp) {
+		s.debugf("%s miss: %s (stored %s ago, older than this run's %s)", s.o.Name, value, FormatDuration(age.Round(time.Second)), FormatDuration(s.ttl(resp)))
 		return nil, false
 	}
 	resp.CachedAt = e.Stored
-	s.debugf("cache hit: %s (stored %s, expires %s)", value, e.Stored.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
+	s.debugf("%s hit: %s (stored %s, expires %s)", s.o.Name, value, e.Stored.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
 	return resp, true
 }
 
 func (s *searcher) store(key, value string, resp *api.SearchResponse) {
-	if int64(len(resp.Raw)) > s.c.maxSize/maxShare {
-		s.debugf("cache: not stored: the answer for %s (%d bytes) would push out too much of the %d-byte cache", value, len(resp.Raw), s.c.maxSize)
+	if int64(len(resp.Raw)) > s.c.MaxAnswer() {
+		s.debugf("%s: not stored: the answer for %s (%d bytes) is larger than the %d bytes it keeps of one answer", s.o.Name, value, len(resp.Raw), s.c.MaxAnswer())
 		return
 	}
 	ttl := s.ttl(resp)
 	if err := s.c.Put(key, resp.Raw, ttl); err != nil {
-		s.debugf("cache: cannot store the answer for %s: %v", value, err)
+		s.debugf("%s: cannot store the answer for %s: %v", s.o.Name, value, err)
 		s.warnOnce.Do(func() {
 			if s.o.Warn != nil {
 				fmt.Fprintf(s.o.Warn, "tilookup: warning: answers are not being cached: %s\n", sanitize.String(err.Error()))
@@ -130,7 +173,7 @@ func (s *searcher) store(key, value string, resp *api.SearchResponse) {
 		})
 		return
 	}
-	s.debugf("cache store: %s for %s", value, FormatDuration(ttl))
+	s.debugf("%s store: %s for %s", s.o.Name, value, FormatDuration(ttl))
 }
 
 // ttl keeps a match for the configured time and an answer without one

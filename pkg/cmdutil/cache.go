@@ -2,46 +2,54 @@ package cmdutil
 
 import (
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cache"
+	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/lookup"
 	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/sharedcache"
 )
 
 // AddCacheFlags gives a command that looks values up --cache and
-// --refresh. --cache is the cache setting's flag: the config layer reads
-// it (flag > TILOOKUP_CACHE > profile > file).
+// --refresh, and the shared cache's --cache-url and --shared-rate.
+// --cache is the cache setting's flag: the config layer reads it (flag >
+// TILOOKUP_CACHE > profile > file), and the same for the others.
 func AddCacheFlags(cmd *cobra.Command, refresh *bool) {
 	fl := cmd.Flags()
 	fl.String("cache", "", "keep answers on disk `DURATION` (24h, 7d; 0 = off)")
 	fl.BoolVar(refresh, "refresh", false, "ask again, and cache the fresh answers")
+	fl.String("cache-url", "", "share answers through Redis at `URL` (redis://...)")
+	fl.String("shared-rate", "", "`N` requests a second for all that share --cache-url")
 	_ = cmd.RegisterFlagCompletionFunc("cache", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"1h", "24h", "7d", "0"}, cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
-// Cached wraps next, the Searcher of client with this limit, in the
-// on-disk answer cache when the cache setting is on; otherwise it returns
-// next. raw says how next makes answers (lookup.Client's raw), so that a
-// cached answer is made the same way. The cache is never fatal: when it
-// cannot be used, a warning says so and the run goes on without it.
+// Cached wraps next, the Searcher of client with this limit, in the answer
+// caches: the shared one (cache_url), then the one on disk when the cache
+// setting is on; otherwise it returns next. raw says how next makes
+// answers (lookup.Client's raw), so that a cached answer is made the same
+// way. No cache is ever fatal: when one cannot be used, a warning says so
+// and the run goes on without it.
 func (f *Factory) Cached(next lookup.Searcher, client *api.Client, limit int, raw, refresh bool) lookup.Searcher {
 	s, err := f.Settings()
+	if err != nil {
+		f.debugCacheOff()
+		return next
+	}
 	ttl := s.Cache
-	if err == nil && ttl == 0 && refresh {
+	scope := cache.ScopeOf(client, limit)
+	next = f.sharedCached(next, s, scope, raw, refresh)
+	if ttl == 0 && refresh {
 		fmt.Fprintln(f.IO.ErrOut, "tilookup: warning: --refresh does nothing while the cache is off; turn it on with --cache DURATION or `tilookup config set cache 24h`")
 	}
-	if err != nil || ttl == 0 {
-		if debug := f.Debug(); debug != nil {
-			why := ""
-			if _, ok := f.overrides["cache"]; ok {
-				why = " with --sandbox"
-			}
-			fmt.Fprintln(debug, "[debug] cache: off"+why)
-		}
+	if ttl == 0 {
+		f.debugCacheOff()
 		return next
 	}
 	dir, err := cache.DefaultDir()
@@ -62,5 +70,77 @@ func (f *Factory) Cached(next lookup.Searcher, client *api.Client, limit int, ra
 		fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: answers are not cached: %s\n", sanitize.String(err.Error()))
 		return next
 	}
-	return c.Searcher(next, cache.ScopeOf(client, limit), cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut})
+	return c.Searcher(next, scope, cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut})
+}
+
+func (f *Factory) debugCacheOff() {
+	if debug := f.Debug(); debug != nil {
+		why := ""
+		if _, ok := f.overrides["cache"]; ok {
+			why = " with --sandbox"
+		}
+		fmt.Fprintln(debug, "[debug] cache: off"+why)
+	}
+}
+
+// handoffTTL is how long an answer stays in the shared cache while the
+// cache setting is off: long enough for the processes that waited on the
+// one that asked to read it, and no longer, since the user wants fresh
+// answers.
+const handoffTTL = 10 * time.Second
+
+// sharedCached puts the shared cache between the disk cache and the
+// service: a value missing on disk is read from Redis, and asked of the
+// service by one process of the fleet at a time. It keeps answers for the
+// cache setting's time, or only hands them over when the cache is off.
+func (f *Factory) sharedCached(next lookup.Searcher, s config.Settings, scope cache.Scope, raw, refresh bool) lookup.Searcher {
+	store := f.sharedStore(s)
+	if store == nil {
+		return next
+	}
+	ttl := s.Cache
+	if ttl == 0 {
+		ttl = handoffTTL
+	}
+	debug := f.Debug()
+	if debug != nil {
+		fmt.Fprintf(debug, "[debug] shared cache: %s, answers kept %s\n", sanitize.String(store.String()), cache.FormatDuration(ttl))
+	}
+	return cache.NewSearcher(store, next, scope, cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut, Name: "shared cache"})
+}
+
+// SharePace paces client by shared_rate, when one is set: one bucket in
+// the shared cache for every process and host that uses it.
+func (f *Factory) SharePace(client *api.Client) {
+	s, err := f.Settings()
+	if err != nil || s.SharedRate <= 0 {
+		return
+	}
+	if store := f.sharedStore(s); store != nil {
+		client.SetPacer(store.Pacer(cache.ScopeOf(client, 0), s.SharedRate))
+	}
+}
+
+// sharedStore is the process's one connection to cache_url.
+type sharedStore struct {
+	once  sync.Once
+	store *sharedcache.Store
+}
+
+// sharedStore opens cache_url's store once; nil when none is set (or
+// --sandbox, whose answers are demo answers) or it cannot be opened (said
+// once on stderr).
+func (f *Factory) sharedStore(s config.Settings) *sharedcache.Store {
+	f.shared.once.Do(func() {
+		if s.CacheURL == "" || f.tokenOverride != "" {
+			return
+		}
+		store, err := sharedcache.Open(sharedcache.Options{URL: s.CacheURL, Wait: s.Timeout, MaxAnswer: cache.MaxAnswerOf(s.CacheMaxSize), Notice: f.IO.ErrOut})
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "tilookup: warning: the shared cache cannot be used: %s\n", sanitize.String(err.Error()))
+			return
+		}
+		f.shared.store = store
+	})
+	return f.shared.store
 }

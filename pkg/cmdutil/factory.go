@@ -49,6 +49,8 @@ type Factory struct {
 	credOnce sync.Once
 	cred     *credentials.Store
 	credErr  error
+
+	shared sharedStore // cache_url's store, opened on first use (cache.go)
 }
 
 // Config loads the configuration once and checks its values: what a

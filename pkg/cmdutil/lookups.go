@@ -24,6 +24,9 @@ type Lookups struct {
 	// Cache wraps the service's Searcher in the answer cache when it is
 	// on (Factory.Cached); nil = no cache.
 	Cache CacheFunc
+	// Pace adds the fleet's shared rate (shared_rate) to the client's
+	// own (Factory.SharePace); nil = none.
+	Pace func(*api.Client)
 	// MaxHeld bounds the bytes held for ordering (0: lookup's default).
 	MaxHeld int64
 
@@ -35,13 +38,14 @@ type Lookups struct {
 }
 
 // NewLookups are the Lookups of a command of f's that looks values up
-// through the search endpoint, with the answer cache; a command without
-// the cache (watch) sets Cache to nil.
+// through the search endpoint, with the answer cache and the shared rate;
+// a command without the cache (watch) sets Cache to nil.
 func NewLookups(f *Factory) Lookups {
 	return Lookups{
 		Client:       func(c int) (*api.Client, error) { return f.Client(ForSearch, c) },
 		StartSandbox: f.Sandbox,
 		Cache:        f.Cached,
+		Pace:         f.SharePace,
 	}
 }
 
@@ -74,6 +78,9 @@ func (l *Lookups) Start(chain Chain) (*Service, error) {
 	client, stop, err := startService(l.Sandbox, l.StartSandbox, l.Client, max(l.Concurrency, 1), l.Rate)
 	if err != nil {
 		return nil, err
+	}
+	if l.Pace != nil {
+		l.Pace(client)
 	}
 	s := ServiceSearcher(client, l.Limit, chain.Raw, l.Refresh, l.Cache)
 	if chain.Wrap != nil {

@@ -66,6 +66,8 @@ var Keys = []Key{
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
 	{Name: "cache", Flag: "cache", Env: "TILOOKUP_CACHE", Default: "0", Help: "keep answers on disk this long (24h, 7d, or seconds; 0 = off)", validate: validCacheTTL},
 	{Name: "cache_max_size", Env: "TILOOKUP_CACHE_MAX_SIZE", Default: "100MiB", Help: "size cap of the answer cache; the oldest answers go first", validate: validSize},
+	{Name: "cache_url", Flag: "cache-url", Env: "TILOOKUP_CACHE_URL", Help: "a Redis shared by every process and host that uses it (redis://[user:pass@]host:port/db, rediss:// for TLS, unix:///path?db=N)", validate: validCacheURL},
+	{Name: "shared_rate", Flag: "shared-rate", Env: "TILOOKUP_SHARED_RATE", Default: "0", Help: "requests a second for every process and host that uses the same cache_url and service together (0 = off)", validate: validRate},
 	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
 	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped"},
 }
@@ -130,6 +132,10 @@ func (k Key) Validate(v string) error {
 	}
 	if k.validate != nil && v != "" {
 		if err := k.validate(v); err != nil {
+			// A URL's password is never printed, not even a wrong one's.
+			if strings.Contains(v, "://") {
+				v = api.RedactRawURL(v)
+			}
 			return fmt.Errorf("invalid value %q for %s: %v", v, k.Name, err)
 		}
 	}
@@ -161,6 +167,48 @@ func validURL(s string) error {
 		}
 	}
 	return nil
+}
+
+// validCacheURL accepts what the shared cache dials: redis:// or rediss://
+// with a host and an optional database number, or unix:// with a path.
+// The value is never quoted back: it may hold a password.
+func validCacheURL(s string) error {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("not a URL")
+	}
+	switch u.Scheme {
+	case "redis", "rediss":
+		if u.Host == "" {
+			return fmt.Errorf("the URL has no host")
+		}
+		if db := strings.Trim(u.Path, "/"); db != "" {
+			if _, err := strconv.ParseUint(db, 10, 16); err != nil {
+				return fmt.Errorf("the path is the database number, as in redis://host:6379/0")
+			}
+		}
+	case "unix":
+		if u.Path == "" {
+			return fmt.Errorf("want unix:///path/to/redis.sock")
+		}
+	default:
+		return fmt.Errorf("want redis://host:port/db, rediss://... (TLS) or unix:///path?db=N")
+	}
+	return nil
+}
+
+func validRate(s string) error {
+	_, err := ParseRate(s)
+	return err
+}
+
+// ParseRate reads a number of requests a second; 0 is off.
+func ParseRate(s string) (float64, error) {
+	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || r != r || r < 0 || r > 1e6 {
+		return 0, fmt.Errorf("want a number of requests a second (0 = off)")
+	}
+	return r, nil
 }
 
 func validDuration(s string) error {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,8 @@ type Settings struct {
 	InsecureSkipVerify bool
 	Cache              time.Duration // 0 = off
 	CacheMaxSize       int64
+	CacheURL           string  // the shared cache; "" = none
+	SharedRate         float64 // requests a second for the fleet; 0 = off
 }
 
 // Settings parses every effective value. The first invalid one is an error
@@ -48,6 +51,13 @@ func (c *Config) Settings() (Settings, error) {
 		s.Cache, _ = ParseCacheTTL(c.Get("cache"))
 	}
 	s.CacheMaxSize = p.size("cache_max_size")
+	s.CacheURL = strings.TrimSpace(p.str("cache_url"))
+	if p.check("shared_rate") {
+		s.SharedRate, _ = ParseRate(c.Get("shared_rate"))
+		if s.SharedRate > 0 && s.CacheURL == "" && p.err == nil {
+			p.err = c.invalid("shared_rate", fmt.Errorf("shared_rate needs cache_url: the processes share their rate through it"))
+		}
+	}
 	return s, p.err
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/sharedcache"
 )
 
 // Options is what the cache commands need, as functions so that tests can
@@ -30,12 +31,17 @@ type Options struct {
 	// Cache opens the answer cache in its directory, with the configured
 	// size cap.
 	Cache func() (*cache.Cache, error)
+	// Shared opens the shared cache of cache_url; nil when none is set.
+	Shared func() (*sharedcache.Store, error)
 	// Setting is the cache setting's value and where it comes from.
 	Setting func() (value, source string)
 	Format  func() (output.Format, error)
 	Now     func() time.Time
 
 	OlderThan time.Duration // clear: only answers stored longer ago; 0 = all
+	// ClearShared: clear empties the shared cache (cache_url), not the
+	// disk's.
+	ClearShared bool
 }
 
 // NewCmd is `tilookup cache`. runF, when set, replaces each subcommand's
@@ -44,6 +50,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	opts := &Options{
 		IO:      f.IO,
 		Cache:   func() (*cache.Cache, error) { return open(f) },
+		Shared:  func() (*sharedcache.Store, error) { return openShared(f) },
 		Setting: func() (string, string) { return setting(f) },
 		Format:  func() (output.Format, error) { return cmdutil.Format(f, "cache") },
 		Now:     time.Now,
@@ -57,7 +64,11 @@ $XDG_CACHE_HOME/tilookup/answers (~/.cache on Linux): matches for the
 configured time, answers without a match for at most an hour, errors never.
 The key covers the base URL, a fingerprint of the token (never the token),
 the limit and the value. The size cap (cache_max_size, 100MiB) evicts the
-oldest answers. Any number of processes share the cache without locks.`,
+oldest answers. Any number of processes share the cache without locks.
+
+With cache_url set, answers are also kept in that Redis, shared by every
+process and host that uses it, with the same rules: stats shows both, and
+clear --shared empties the shared one (tilookup's keys only).`,
 		Example: `  tilookup search --cache 24h CVE-2021-44228
   tilookup cache stats
   tilookup cache clear --older-than 7d`,
@@ -91,6 +102,9 @@ oldest answers. Any number of processes share the cache without locks.`,
   tilookup cache clear --older-than 24h`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.ClearShared && c.Flags().Changed("older-than") {
+				return cmdutil.UsageError("--older-than is for the disk cache: Redis expires shared answers itself")
+			}
 			if c.Flags().Changed("older-than") {
 				d, err := config.ParseCacheTTL(olderThan)
 				if err != nil {
@@ -104,6 +118,7 @@ oldest answers. Any number of processes share the cache without locks.`,
 		},
 	}
 	clear.Flags().StringVar(&olderThan, "older-than", "", "only answers stored over `DURATION` ago (24h, 7d)")
+	clear.Flags().BoolVar(&opts.ClearShared, "shared", false, "empty the shared cache (cache_url), not the disk's")
 	cmd.AddCommand(clear)
 	return cmd
 }
@@ -121,6 +136,48 @@ func open(f *cmdutil.Factory) (*cache.Cache, error) {
 		maxSize, _ = config.ParseSize(v)
 	}
 	return cache.Open(cache.Options{Dir: dir, MaxSize: maxSize}), nil
+}
+
+// openShared is the shared cache of cache_url, or nil when none is set.
+func openShared(f *cmdutil.Factory) (*sharedcache.Store, error) {
+	v, err := f.Get("cache_url")
+	if err != nil || strings.TrimSpace(v) == "" {
+		return nil, err
+	}
+	k, _ := config.Lookup("cache_url")
+	if err := k.Validate(v); err != nil {
+		return nil, failure.New(failure.Config, "%v", err).WithHint("fix it with `tilookup config set cache_url URL`")
+	}
+	return sharedcache.Open(sharedcache.Options{URL: v})
+}
+
+// sharedStats is what the shared cache holds, for stats.
+type sharedStats struct {
+	URL     string `json:"url"`
+	Entries int    `json:"entries"`
+	Bytes   int64  `json:"bytes"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (o *Options) sharedStats() *sharedStats {
+	if o.Shared == nil {
+		return nil
+	}
+	store, err := o.Shared()
+	if err != nil {
+		return &sharedStats{Error: err.Error()}
+	}
+	if store == nil {
+		return nil
+	}
+	defer store.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := &sharedStats{URL: store.String()}
+	if s.Entries, s.Bytes, err = store.Stats(ctx); err != nil {
+		s.Error = err.Error()
+	}
+	return s
 }
 
 func setting(f *cmdutil.Factory) (string, string) {
@@ -150,6 +207,8 @@ type statsJSON struct {
 	MaxBytes   int64      `json:"max_bytes"`
 	Oldest     *time.Time `json:"oldest,omitempty"`
 	Newest     *time.Time `json:"newest,omitempty"`
+	// Shared is the shared cache of cache_url, when one is set.
+	Shared *sharedStats `json:"shared,omitempty"`
 }
 
 // open resolves the output format and opens the cache, in that order: a
@@ -174,8 +233,9 @@ func runStats(o *Options) error {
 	}
 	value, source := o.Setting()
 	ttl, _ := config.ParseCacheTTL(value)
+	shared := o.sharedStats()
 	if format == output.JSON || format == output.NDJSON {
-		j := statsJSON{Path: c.Dir(), Enabled: ttl > 0, TTLSeconds: ttl.Seconds(), Entries: s.Entries, Expired: s.Expired, Bytes: s.Bytes, MaxBytes: c.MaxSize()}
+		j := statsJSON{Path: c.Dir(), Enabled: ttl > 0, TTLSeconds: ttl.Seconds(), Entries: s.Entries, Expired: s.Expired, Bytes: s.Bytes, MaxBytes: c.MaxSize(), Shared: shared}
 		if s.Entries > 0 {
 			oldest, newest := s.Oldest.UTC(), s.Newest.UTC()
 			j.Oldest, j.Newest = &oldest, &newest
@@ -195,6 +255,15 @@ func runStats(o *Options) error {
 	if s.Entries > 0 {
 		fmt.Fprintf(tw, "Oldest:\t%s\n", output.Ago(o.Now().Sub(s.Oldest)))
 		fmt.Fprintf(tw, "Newest:\t%s\n", output.Ago(o.Now().Sub(s.Newest)))
+	}
+	if shared != nil {
+		line := sanitize.String(shared.URL)
+		if shared.Error != "" {
+			line += ": cannot be read (" + sanitize.String(shared.Error) + ")"
+		} else {
+			line += fmt.Sprintf(": %d answers, %s", shared.Entries, humanSize(shared.Bytes))
+		}
+		fmt.Fprintf(tw, "Shared:\t%s\n", line)
 	}
 	tw.Flush()
 	return write(o.IO.Out, b.String())
@@ -220,6 +289,9 @@ type clearJSON struct {
 }
 
 func runClear(o *Options) error {
+	if o.ClearShared {
+		return runClearShared(o)
+	}
 	format, c, err := o.open()
 	if err != nil {
 		return err
@@ -242,6 +314,35 @@ func runClear(o *Options) error {
 		return write(o.IO.Out, fmt.Sprintf("Removed 1 answer%s (%s).\n", which, humanSize(freed)))
 	}
 	return write(o.IO.Out, fmt.Sprintf("Removed %d answers%s (%s).\n", n, which, humanSize(freed)))
+}
+
+// runClearShared empties the shared cache: every key tilookup keeps
+// there, and no other.
+func runClearShared(o *Options) error {
+	format, err := o.Format()
+	if err != nil {
+		return err
+	}
+	var store *sharedcache.Store
+	if o.Shared != nil {
+		if store, err = o.Shared(); err != nil {
+			return err
+		}
+	}
+	if store == nil {
+		return failure.New(failure.Config, "no shared cache is configured").WithHint("set cache_url (or pass --cache-url to a search) first")
+	}
+	defer store.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := store.Clear(ctx)
+	if err != nil {
+		return failure.New(failure.Network, "cannot clear the shared cache %s: %s", sanitize.String(store.String()), sanitize.String(err.Error()))
+	}
+	if format == output.JSON || format == output.NDJSON {
+		return failure.WriteError(cmdutil.WriteJSON(cmdutil.ListOptions(o.IO, format), clearJSON{Removed: n}))
+	}
+	return write(o.IO.Out, fmt.Sprintf("Removed %d answers from the shared cache %s.\n", n, sanitize.String(store.String())))
 }
 
 // humanSize prints a byte count in binary units, as the size settings
