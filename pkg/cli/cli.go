@@ -19,6 +19,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/service"
 )
 
 // Main runs tilookup with the process's arguments and streams and returns
@@ -39,6 +40,7 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 	out := trackStdout(ios)
 	v := Version()
 	f := &cmdutil.Factory{IO: ios, Version: v, UserAgent: "tilookup/" + v}
+	service.Attach(f)
 	root := newRoot(f)
 	addCommands(root, f, onlyCommand(root, args))
 	routeStdLog(f)

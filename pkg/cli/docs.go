@@ -5,6 +5,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/service"
 )
 
 // NewRootCmdForDocs builds the command tree for the generators of the
@@ -15,6 +16,7 @@ import (
 func NewRootCmdForDocs() *cobra.Command {
 	ios, _, _, _ := iostreams.Test()
 	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
+	service.Attach(f)
 	root := NewRootCmd(f)
 	var quiet func(*cobra.Command)
 	quiet = func(c *cobra.Command) {

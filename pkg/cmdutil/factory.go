@@ -50,8 +50,21 @@ type Factory struct {
 	cred     *credentials.Store
 	credErr  error
 
-	shared sharedStore // cache_url's store, opened on first use (cache.go)
+	// Set by pkg/service (service.Attach): the built-in sandbox, the
+	// answer caches and shared_rate's pace. A nil one is none.
+	Sandbox   func() (io.Closer, error)
+	Cached    CacheFunc
+	SharePace func(*api.Client)
 }
+
+// Overridden reports whether key is forced for this process (--sandbox).
+func (f *Factory) Overridden(key string) bool {
+	_, ok := f.overrides[key]
+	return ok
+}
+
+// TokenOverridden reports whether the token is forced (--sandbox's).
+func (f *Factory) TokenOverridden() bool { return f.tokenOverride != "" }
 
 // Config loads the configuration once and checks its values: what a
 // command that calls the service needs.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
 )
 
@@ -117,6 +118,9 @@ type CacheFunc func(next lookup.Searcher, client *api.Client, limit int, raw, re
 func startService(sandbox bool, startSandbox func() (io.Closer, error), newClient func(concurrency int) (*api.Client, error), concurrency int, rate float64) (client *api.Client, stop func(), err error) {
 	stop = func() {}
 	if sandbox {
+		if startSandbox == nil {
+			return nil, nil, failure.New(failure.Config, "the built-in sandbox is not available here")
+		}
 		srv, err := startSandbox()
 		if err != nil {
 			return nil, nil, err

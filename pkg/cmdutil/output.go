@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/browser"
-	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/output/format"
-	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // OutputOptions resolves the output format of command (see ResolveFormat)
@@ -73,46 +69,10 @@ func StartPager(f *Factory, noPager bool) (stop func()) {
 	return f.IO.StopPager
 }
 
-// OpenWeb is `search --web`: it opens the page of the result for resource
-// (the first result with a detail_url when resource is "") with b, e.g.
-// browser.New(f.IO.Out), which prints the URL instead when no browser can
-// be started. On a terminal, stderr says which page is being opened.
-func OpenWeb(f *Factory, b *browser.Browser, resp *api.SearchResponse, resource string) error {
-	u, err := output.WebURL(resp, resource)
-	if err != nil {
-		return err
-	}
-	opened, err := b.Open(u)
-	if err != nil {
-		return failure.Wrap(failure.IO, err, "cannot open "+sanitize.String(u)+": "+err.Error())
-	}
-	if opened && f.IO.IsStderrTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Opening %s in your browser.\n", sanitize.String(u))
-	}
-	return nil
-}
-
 // IsDocument reports whether f is one document for the whole run (md,
 // stix, misp: the registry's Document kind), written once every value is
 // looked up.
 func IsDocument(f output.Format) bool {
 	r, ok := format.Lookup(string(f))
 	return ok && !r.Streams()
-}
-
-// CheckExportFlags refuses, before any request, the flags that mean
-// nothing for format: --tlp marks a STIX bundle or a MISP event, and
-// --to-ids flags a MISP event's attributes.
-func CheckExportFlags(format output.Format, tlp string, toIDS bool) error {
-	if toIDS && format != output.MISP {
-		return UsageError("--to-ids flags the attributes of a MISP event: use it with -o misp")
-	}
-	if tlp == "" {
-		return nil
-	}
-	if format != output.STIX && format != output.MISP {
-		return UsageError("--tlp marks a STIX bundle or a MISP event: use it with -o stix or -o misp")
-	}
-	_, err := export.ParseTLP(tlp)
-	return err
 }

@@ -184,7 +184,7 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	// Refused before any lookup, as search and triage do.
-	if err := cmdutil.CheckExportFlags(f, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags(f, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	starts := make([]pivot.Start, 0, len(opts.Values))

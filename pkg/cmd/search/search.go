@@ -70,7 +70,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Output:  func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "search", jq) },
 		BulkGC:  func() { cmdutil.BulkGC(os.Getenv) },
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {
-			return cmdutil.OpenWeb(f, browser.New(f.IO.Out), resp, resource)
+			return openWeb(f, browser.New(f.IO.Out), resp, resource)
 		},
 		Wait: f.Waiting,
 	}
@@ -190,7 +190,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := cmdutil.CheckExportFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	outOpts.Preview = opts.Preview
@@ -634,4 +634,23 @@ func (p *pagedWriter) stop() {
 	if p.done != nil {
 		p.done()
 	}
+}
+
+// openWeb is `search --web`: it opens the page of the result for resource
+// (the first result with a detail_url when resource is "") with b, e.g.
+// browser.New(f.IO.Out), which prints the URL instead when no browser can
+// be started. On a terminal, stderr says which page is being opened.
+func openWeb(f *cmdutil.Factory, b *browser.Browser, resp *api.SearchResponse, resource string) error {
+	u, err := output.WebURL(resp, resource)
+	if err != nil {
+		return err
+	}
+	opened, err := b.Open(u)
+	if err != nil {
+		return failure.Wrap(failure.IO, err, "cannot open "+sanitize.String(u)+": "+err.Error())
+	}
+	if opened && f.IO.IsStderrTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Opening %s in your browser.\n", sanitize.String(u))
+	}
+	return nil
 }

@@ -169,7 +169,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := cmdutil.CheckExportFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	in, closeInputs, err := openInputs(opts)

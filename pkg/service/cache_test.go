@@ -1,4 +1,4 @@
-package cmdutil
+package service
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -14,12 +15,13 @@ import (
 
 // cachedFactory is a Factory over an empty config file, with --debug on,
 // and a client of a stub service.
-func cachedFactory(t *testing.T) (*Factory, *api.Client, *httpmock.Stub) {
+func cachedFactory(t *testing.T) (*cmdutil.Factory, *api.Client, *httpmock.Stub) {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	debug := true
-	f := &Factory{IO: ios, ConfigFlag: &path, DebugFlag: &debug}
+	f := &cmdutil.Factory{IO: ios, ConfigFlag: &path, DebugFlag: &debug}
+	Attach(f)
 	reg := &httpmock.Registry{}
 	stub := reg.Register("a", httpmock.Any(), httpmock.JSON(`{"query":"a.example","results":[{"resource":"r"}]}`))
 	c, err := api.New(api.Options{BaseURL: "https://ti.test", Token: "tok", Transport: reg}, false)
@@ -29,7 +31,7 @@ func cachedFactory(t *testing.T) (*Factory, *api.Client, *httpmock.Stub) {
 	return f, c, stub
 }
 
-func stderr(f *Factory) string { return f.IO.ErrOut.(interface{ String() string }).String() }
+func stderr(f *cmdutil.Factory) string { return f.IO.ErrOut.(interface{ String() string }).String() }
 
 func searchTwice(t *testing.T, s lookup.Searcher) {
 	t.Helper()

@@ -1,16 +1,17 @@
-package cmdutil
+package service
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
-// StartSandbox runs the reference server in-process on loopback and points
+// startSandbox runs the reference server in-process on loopback and points
 // this process's calls at it with its demo token. The caller closes it.
-func (f *Factory) StartSandbox() (*sandbox.Server, error) {
+func startSandbox(f *cmdutil.Factory) (*sandbox.Server, error) {
 	srv, err := sandbox.Start(sandbox.Options{}, "", "")
 	if err != nil {
 		return nil, failure.Wrap(failure.Config, err, "cannot start the sandbox: "+err.Error())
@@ -31,10 +32,10 @@ func (f *Factory) StartSandbox() (*sandbox.Server, error) {
 	return srv, nil
 }
 
-// Sandbox is StartSandbox as the commands' Options hold it: a function
-// that starts the server and gives what stops it.
-func (f *Factory) Sandbox() (io.Closer, error) {
-	srv, err := f.StartSandbox()
+// sandboxCloser is startSandbox as the commands' Options hold it: a
+// function that starts the server and gives what stops it.
+func sandboxCloser(f *cmdutil.Factory) (io.Closer, error) {
+	srv, err := startSandbox(f)
 	if err != nil {
 		return nil, err
 	}
