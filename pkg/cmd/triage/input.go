@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -32,8 +33,16 @@ type source struct {
 	done chan struct{}
 	err  error // set before done is closed
 
+	// found counts the indicators the scan found (not skipped), handed
+	// to the run or not: the report's whole, once done is closed.
+	found atomic.Int64
+
+	// mu guards skipped and settled: lookup.Run does not wait for its
+	// reader, so after an interrupt a call of Next may still be under
+	// way while the report is written (settle).
+	mu       sync.Mutex
 	skipped  skipList
-	taken    int // indicators handed to the run, looked up or not
+	settled  bool
 	stopOnce sync.Once
 }
 
@@ -45,6 +54,9 @@ func newSource(text io.Reader, skip *triage.Skipper) *source {
 		defer close(s.done)
 		defer close(s.ch)
 		err := triage.Scan(text, triage.ScanOptions{Skip: skip}, func(f triage.Found) error {
+			if f.Skip == "" {
+				s.found.Add(1)
+			}
 			select {
 			case s.ch <- f:
 				return nil
@@ -61,38 +73,49 @@ func newSource(text io.Reader, skip *triage.Skipper) *source {
 
 func (s *source) Next() (lookup.Item, bool, error) {
 	for f := range s.ch {
+		s.mu.Lock()
+		if s.settled {
+			s.mu.Unlock()
+			continue // the run is over: what is left is only counted
+		}
 		if f.Skip != "" {
 			s.skipped.add(report.Skipped{Value: f.Value, Type: string(f.Type), Reason: f.Skip, FromURL: f.FromURL})
+			s.mu.Unlock()
 			continue
 		}
+		s.mu.Unlock()
 		// A URL's host carries its URL as the input it came from; the
 		// report marks it with that (indicatorOf).
 		input := f.Value
 		if f.FromURL != "" {
 			input = f.FromURL
 		}
-		s.taken++
 		return lookup.Item{Input: input, Value: f.Value, Type: f.Type, Err: ioc.Validate(f.Value)}, true, nil
 	}
 	<-s.done
 	return lookup.Item{}, false, s.err
 }
 
-// total counts the report's indicators once the run stopped: those taken,
-// and the rest of the report, read (offline, quick) for at most wait; -1
-// when it could not be read in time (a pipe still being written).
+// settle ends the run's use of the source: a call of Next still under
+// way keeps nothing more, so skipped can be read once settle returns.
+func (s *source) settle() {
+	s.mu.Lock()
+	s.settled = true
+	s.mu.Unlock()
+}
+
+// total counts the report's indicators once the run settled: the scan
+// reads the rest of the report (offline, quick) for at most wait; -1 when
+// it could not be read in time (a pipe still being written).
 func (s *source) total(wait time.Duration) int {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	n := 0
 	for {
 		select {
-		case f, ok := <-s.ch:
+		case _, ok := <-s.ch:
 			if !ok {
-				return s.taken + n
-			}
-			if f.Skip == "" {
-				n++
+				<-s.done
+				return int(s.found.Load())
 			}
 		case <-timer.C:
 			return -1

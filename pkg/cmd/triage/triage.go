@@ -199,6 +199,7 @@ func run(ctx context.Context, opts *Options) error {
 		s.bar = newProgress(opts.IO.ErrOut)
 	}
 	runErr := service.Run(ctx, src, s)
+	src.settle()
 	s.bar.finish()
 	skipped := &src.skipped
 	sum := s.summary(skipped)
