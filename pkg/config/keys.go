@@ -68,6 +68,9 @@ var Keys = []Key{
 	{Name: "cache_max_size", Env: "TILOOKUP_CACHE_MAX_SIZE", Default: "100MiB", Help: "size cap of the answer cache; the oldest answers go first", validate: validSize},
 	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
 	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped"},
+	{Name: "misp_url", Flag: "misp-url", Env: "TILOOKUP_MISP_URL", Help: "push misp: the MISP instance the event goes to", validate: validURL},
+	{Name: "taxii_url", Flag: "taxii-url", Env: "TILOOKUP_TAXII_URL", Help: "push taxii: the TAXII 2.1 API root the bundle goes to (https://host/api1/)", validate: validURL},
+	{Name: "taxii_collection", Flag: "collection", Env: "TILOOKUP_TAXII_COLLECTION", Help: "push taxii: the id of the collection the objects go to"},
 }
 
 // Lookup finds a key by name.
