@@ -190,6 +190,7 @@ func TestPushFaults(t *testing.T) {
 		{"502 on events add after the write, retried", http.StatusBadGateway, true, false},
 		{"500 on events add after the write", http.StatusInternalServerError, true, false},
 	} {
+		stopped := 0
 		for at := 1; at <= len(attrs)+1; at++ {
 			s := newMISPStandIn(t, api)
 			ev, _ := readDoc(t)
@@ -208,12 +209,39 @@ func TestPushFaults(t *testing.T) {
 			if first.code != 0 && first.code != failure.ExitService {
 				t.Errorf("%s at %d: exit %d: %s", tc.name, at, first.code, first.errOut)
 			}
+			if first.code == failure.ExitService {
+				stopped++
+				if tc.seeded && !strings.Contains(first.errOut, "not sent") && !strings.Contains(first.out, "event") {
+					t.Errorf("%s at %d: the push that stopped did not say what it did: %q %q", tc.name, at, first.out, first.errOut)
+				}
+			}
 			second := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
 			if second.code != 0 {
 				t.Errorf("%s at %d: the re-run: exit %d: %s", tc.name, at, second.code, second.errOut)
 			}
 			exactlyOnce(t, s, attrs)
 		}
+		if tc.seeded && tc.status == http.StatusInternalServerError && stopped == 0 {
+			t.Errorf("%s: no push was cut off: the faults never fired", tc.name)
+		}
+	}
+}
+
+// TestPushKeyStaysOnItsHost: a redirect to another host does not carry
+// the key along.
+func TestPushKeyStaysOnItsHost(t *testing.T) {
+	other := newMISPStandIn(t, loadOpenAPI(t))
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.srv.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	other.key = s.key
+	r := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
+	if r.code != failure.ExitAuth {
+		t.Errorf("exit %d, want 4 (the other host saw no key): %s", r.code, r.errOut)
+	}
+	if len(other.events) != 0 || len(other.requests()) == 0 {
+		t.Errorf("the other host got %d requests and %d events", len(other.requests()), len(other.events))
 	}
 }
 
