@@ -55,7 +55,6 @@ type MISPOptions struct {
 
 func newMISPCmd(f *cmdutil.Factory, runF func(context.Context, *MISPOptions) error) *cobra.Command {
 	opts := &MISPOptions{IO: f.IO}
-	var mispURL string
 	cmd := &cobra.Command{
 		Use:   "misp [FILE]",
 		Short: "Send a MISP event (-o misp) to a MISP instance",
@@ -82,9 +81,6 @@ for an unknown --event, 6 when the instance fails (what was added stays).`,
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
-			if cmd.Flags().Changed("misp-url") {
-				f.Override("misp_url", mispURL)
-			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -94,7 +90,11 @@ for an unknown --event, 6 when the instance fails (what was added stays).`,
 	opts.Client = func() (*push.MISP, error) { return mispClient(f) }
 	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "push") }
 	fl := cmd.Flags()
-	fl.StringVar(&mispURL, "misp-url", "", "the MISP instance's `URL` (config misp_url)")
+	// The config layer reads these from the running command's flags.
+	fl.String("misp-url", "", "the MISP instance's `URL` (config misp_url)")
+	fl.String("timeout", "", "per-request `duration` or seconds (default "+config.DefaultOf("timeout")+")")
+	fl.String("retries", "", "`N` retries on 429/502/503/504/network (default "+config.DefaultOf("retries")+")")
+	fl.Bool("debug", false, "log HTTP requests to stderr, the key redacted")
 	fl.StringVar(&opts.Event, "event", "", "add the attributes to this existing event (`ID|UUID`)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "write nothing: say what would be added")
 	fl.BoolVar(&opts.Publish, "publish", false, "publish the event once its attributes are in")
@@ -152,7 +152,7 @@ func report(ios *iostreams.IOStreams, format output.Format, res *push.MISPResult
 	if res == nil || (pushErr != nil && res.EventID == "" && res.Added == 0) {
 		return nil
 	}
-	if format == output.JSON {
+	if format == output.JSON || format == output.NDJSON {
 		enc := json.NewEncoder(ios.Out)
 		return enc.Encode(res)
 	}
