@@ -6,6 +6,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -270,7 +271,7 @@ func (c *Client) search(ctx context.Context, q string, limit int) ([]byte, error
 	u := *c.base
 	u.Path += searchPath
 	u.RawQuery = query
-	return c.get(ctx, OpSearch, &u, c.searchHeader)
+	return c.send(ctx, OpSearch, http.MethodGet, &u, c.searchHeader, nil)
 }
 
 // DecodeSearch reads a search response tolerantly: any field may be missing,
@@ -296,7 +297,7 @@ func decodeSearch(body []byte, light bool) (*SearchResponse, error) {
 func (c *Client) EventsMe(ctx context.Context) ([]byte, error) {
 	u := *c.events
 	u.Path += eventsPath
-	body, err := c.get(ctx, OpEvents, &u, c.eventsHeader)
+	body, err := c.send(ctx, OpEvents, http.MethodGet, &u, c.eventsHeader, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -330,11 +331,29 @@ func requestHeader(userAgent, token, cookie string) http.Header {
 // messages.
 var errDeadline = errors.New("overall deadline passed")
 
-// get performs a GET with retries and returns a 2xx body. The value's
+// Send makes one request of any method to u, a URL under the base URL
+// (see URL), with header as the caller built it (credentials included:
+// the redirect rules drop them off the host) and payload as the body (nil
+// for none). It has everything a search has: the timeout, the deadline,
+// the retries of Retried and connection errors (honouring Retry-After),
+// the size cap and the --debug log. A write is retried too, so the caller
+// must make it idempotent (push sends objects with their own ids).
+func (c *Client) Send(ctx context.Context, op, method string, u *url.URL, header http.Header, payload []byte) ([]byte, error) {
+	return c.send(ctx, op, method, u, header, payload)
+}
+
+// URL is path joined under the base URL (and its path prefix).
+func (c *Client) URL(path string) *url.URL {
+	u := *c.base
+	u.Path += path
+	return &u
+}
+
+// send performs a request with retries and returns a 2xx body. The value's
 // deadline is a time, not a context: each try's one context carries
 // whichever of the timeout and the deadline comes first, which spares a
 // bulk run a second context and timer per value.
-func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Header) (body []byte, err error) {
+func (c *Client) send(ctx context.Context, op, method string, u *url.URL, header http.Header, payload []byte) (body []byte, err error) {
 	start := time.Now()
 	deadline := start.Add(c.opt.Deadline)
 	tries := 0
@@ -348,7 +367,7 @@ func (c *Client) get(ctx context.Context, op string, u *url.URL, header http.Hea
 			return nil, c.interrupted(ctx, op, err, lastErr)
 		}
 		tries++
-		body, wait, err := c.try(ctx, deadline, op, u, header)
+		body, wait, err := c.try(ctx, deadline, op, method, u, header, payload)
 		if err == nil {
 			return body, nil
 		}
@@ -393,7 +412,7 @@ func countTries(err error, tries int, took time.Duration) error {
 
 // try makes one request. wait < 0 means the error is final; wait > 0 is the
 // server's Retry-After; 0 means retry with backoff.
-func (c *Client) try(parent context.Context, deadline time.Time, op string, u *url.URL, header http.Header) ([]byte, time.Duration, error) {
+func (c *Client) try(parent context.Context, deadline time.Time, op, method string, u *url.URL, header http.Header, payload []byte) ([]byte, time.Duration, error) {
 	ctx, cancel := c.tryContext(parent, deadline)
 	if cancel != nil {
 		defer cancel()
@@ -401,9 +420,17 @@ func (c *Client) try(parent context.Context, deadline time.Time, op string, u *u
 	// Built from the URL already at hand: NewRequest would print and parse
 	// it again, on every value of a bulk run.
 	req := (&http.Request{
-		Method: http.MethodGet, URL: u, Host: u.Host, Header: header,
+		Method: method, URL: u, Host: u.Host, Header: header,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 	}).WithContext(ctx)
+	if payload != nil {
+		// A known length, never chunked: some servers (TAXII's
+		// medallion) refuse a body without Content-Length. GetBody lets
+		// a 307 or 308 redirect send it again.
+		req.ContentLength = int64(len(payload))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }
+		req.Body, _ = req.GetBody()
+	}
 	start := c.logRequest(req)
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/extract"
 	"github.com/tilookup/tilookup/pkg/cmd/mcp"
 	"github.com/tilookup/tilookup/pkg/cmd/pivot"
+	"github.com/tilookup/tilookup/pkg/cmd/push"
 	"github.com/tilookup/tilookup/pkg/cmd/sandboxcmd"
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmd/triage"
@@ -149,6 +150,7 @@ var commands = []command{
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},
 	{"events", events.NewCmd},
+	{"push", push.NewCmd},
 	{"config", func(f *cmdutil.Factory) *cobra.Command { return configcmd.NewCmd(f, nil) }},
 	{"sandbox", func(f *cmdutil.Factory) *cobra.Command { return sandboxcmd.NewCmd(f, nil) }},
 	{"cache", func(f *cmdutil.Factory) *cobra.Command { return cachecmd.NewCmd(f, nil) }},

@@ -29,6 +29,7 @@ TILOOKUP_EVENTS_COOKIE_NAME.`
 func Environment() []Entry {
 	entries := []Entry{
 		{"TILOOKUP_TOKEN", "The bearer token; it overrides the OS keyring. Prefer it to anything on the command line, which other users can see in ps."},
+		{"TILOOKUP_MISP_KEY", "The MISP key push misp sends; it overrides the keyring's entry for the MISP host. TILOOKUP_TOKEN never goes to MISP."},
 		{"TILOOKUP_CONFIG", "The config file (default: tilookup/config.yaml under $XDG_CONFIG_HOME, or ~/.config). --config beats it."},
 	}
 	covered := map[string]bool{}

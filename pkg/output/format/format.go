@@ -73,7 +73,7 @@ func (s Spec) Supports(command string) bool { return slices.Contains(s.Commands,
 var records = []string{"search", "triage", "enrich", "detect", "extract", "events", "watch"}
 
 // reports lists the commands that print one fixed report, as text or JSON.
-var reports = []string{"version", "cache", "config"}
+var reports = []string{"version", "cache", "config", "push"}
 
 // rows is the registry, in the order help and completion list formats.
 // table is the default (config.DefaultOutput). version and cache print one

@@ -1,0 +1,409 @@
+package push
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/credentials"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/push"
+)
+
+func readAll(r *http.Request) ([]byte, error) { return io.ReadAll(r.Body) }
+
+// eventFile is what -o misp writes for several values (pkg/export's
+// golden file): the document push reads.
+const eventFile = "../../export/testdata/several.misp.json"
+
+func readDoc(t *testing.T) (map[string]any, []map[string]any) {
+	t.Helper()
+	data, err := os.ReadFile(eventFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Event map[string]any `json:"Event"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var attrs []map[string]any
+	for _, a := range doc.Event["Attribute"].([]any) {
+		attrs = append(attrs, a.(map[string]any))
+	}
+	return doc.Event, attrs
+}
+
+type run struct {
+	code   int
+	out    string
+	errOut string
+}
+
+// pushTo runs `push misp` on file against the stand-in, with key.
+func pushTo(t *testing.T, s *mispStandIn, key, file string, format output.Format, o push.MISPOptions) run {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	var debug bytes.Buffer
+	opts := &MISPOptions{IO: ios, File: file, MISPOptions: o,
+		Format: func() (output.Format, error) { return format, nil },
+		Client: func() (*push.MISP, error) {
+			c, err := api.New(api.Options{BaseURL: s.srv.URL, Token: key, Retries: 2, Timeout: 5 * time.Second, Debug: &debug,
+				Sleep: func(context.Context, time.Duration) error { return nil }}, false)
+			if err != nil {
+				return nil, err
+			}
+			return push.NewMISP(c, key, "tilookup-test"), nil
+		}}
+	err := runMISP(context.Background(), opts)
+	if err != nil && !isReported(err) {
+		errOut.WriteString(err.Error())
+	}
+	if strings.Contains(debug.String(), key) || strings.Contains(out.String()+errOut.String(), key) {
+		t.Errorf("the key was printed:\n%s%s%s", debug.String(), out, errOut)
+	}
+	code := failure.ExitCode(err)
+	if rep, ok := err.(*failure.Reported); ok {
+		code = rep.Code // as pkg/cli exits
+	}
+	return run{code: code, out: out.String(), errOut: errOut.String()}
+}
+
+func isReported(err error) bool { _, ok := err.(*failure.Reported); return ok }
+
+func TestPushNewEventThenAgain(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	ev, attrs := readDoc(t)
+	first := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
+	if first.code != 0 {
+		t.Fatalf("first push: exit %d: %s", first.code, first.errOut)
+	}
+	want := "event " + ev["uuid"].(string) + " (id 1): " + itoa(len(attrs)) + " attributes added, 0 already there, 0 failed\n"
+	if first.out != want {
+		t.Errorf("first push said %q, want %q", first.out, want)
+	}
+	again := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
+	var res push.MISPResult
+	if err := json.Unmarshal([]byte(again.out), &res); err != nil || again.code != 0 {
+		t.Fatalf("second push: exit %d, %q: %v", again.code, again.out, err)
+	}
+	if res.Added != 0 || res.Existing != len(attrs) || res.EventID != "1" || len(res.Failed) != 0 {
+		t.Errorf("second push: %+v, want nothing added and %d there", res, len(attrs))
+	}
+	exactlyOnce(t, s, attrs)
+	if len(s.events) != 1 {
+		t.Errorf("%d events, want 1", len(s.events))
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// exactlyOnce: every attribute of the document is on MISP once, nothing
+// else is.
+func exactlyOnce(t *testing.T, s *mispStandIn, attrs []map[string]any) {
+	t.Helper()
+	got := s.attributes()
+	for _, a := range attrs {
+		if n := got[a["uuid"].(string)]; n != 1 {
+			t.Errorf("attribute %s (%s) is on MISP %d times, want once", a["uuid"], a["value"], n)
+		}
+	}
+	if len(got) != len(attrs) {
+		t.Errorf("MISP holds %d attributes, want %d", len(got), len(attrs))
+	}
+}
+
+func TestPushAddsOnlyWhatMISPLacks(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	ev, attrs := readDoc(t)
+	// MISP has the first attribute by uuid and the second by type and
+	// value, under a uuid of its own.
+	other := map[string]any{}
+	for k, v := range attrs[1] {
+		other[k] = v
+	}
+	other["uuid"] = "0b7a1f1e-0000-4000-8000-000000000001"
+	s.seed(ev, []map[string]any{attrs[0], other})
+	r := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
+	var res push.MISPResult
+	if err := json.Unmarshal([]byte(r.out), &res); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, %q: %v", r.code, r.out, err)
+	}
+	if res.Added != len(attrs)-2 || res.Existing != 2 {
+		t.Errorf("%+v, want %d added and 2 there", res, len(attrs)-2)
+	}
+	if n := s.attributes()[attrs[1]["uuid"].(string)]; n != 0 {
+		t.Errorf("an attribute MISP had by type and value was added again")
+	}
+}
+
+func TestPushReportsWhatMISPDropped(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	_, attrs := readDoc(t)
+	bad := attrs[2]["value"].(string)
+	s.refuse[bad] = true
+	r := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
+	if r.code != failure.ExitNoMatch {
+		t.Fatalf("exit %d, want 1: %s", r.code, r.errOut)
+	}
+	var res push.MISPResult
+	_ = json.Unmarshal([]byte(r.out), &res)
+	if len(res.Failed) != 1 || res.Failed[0].Value != bad || res.Failed[0].UUID != attrs[2]["uuid"] || !strings.Contains(res.Failed[0].Error, "Could not add Attribute") {
+		t.Errorf("failed = %+v, want %s named with MISP's reason", res.Failed, bad)
+	}
+	if res.Added != len(attrs)-1 {
+		t.Errorf("added %d, want %d", res.Added, len(attrs)-1)
+	}
+	table := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
+	if table.code != 1 || !strings.Contains(table.errOut, "refused attribute "+attrs[2]["uuid"].(string)) || !strings.Contains(table.out, "1 failed") {
+		t.Errorf("the table report does not name the refused attribute: %q %q", table.out, table.errOut)
+	}
+}
+
+// TestPushFaults cuts pushes off with faults at every request, the write
+// taking effect or not, and runs each again: in the end every attribute
+// is on MISP exactly once.
+func TestPushFaults(t *testing.T) {
+	api := loadOpenAPI(t)
+	_, attrs := readDoc(t)
+	for _, tc := range []struct {
+		name   string
+		status int
+		commit bool
+		seeded bool
+	}{
+		{"500 before the write", http.StatusInternalServerError, false, true},
+		{"500 after the write", http.StatusInternalServerError, true, true},
+		{"503 after the write, retried", http.StatusServiceUnavailable, true, true},
+		{"502 on events add after the write, retried", http.StatusBadGateway, true, false},
+		{"500 on events add after the write", http.StatusInternalServerError, true, false},
+	} {
+		stopped := 0
+		for at := 1; at <= len(attrs)+1; at++ {
+			s := newMISPStandIn(t, api)
+			ev, _ := readDoc(t)
+			if tc.seeded {
+				s.seed(ev, nil)
+			}
+			fired := false
+			s.fault = func(n int, r *http.Request) (int, bool) {
+				if r.Method == http.MethodPost && !fired && n > at {
+					fired = true
+					return tc.status, tc.commit
+				}
+				return 0, false
+			}
+			first := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
+			if first.code != 0 && first.code != failure.ExitService {
+				t.Errorf("%s at %d: exit %d: %s", tc.name, at, first.code, first.errOut)
+			}
+			if first.code == failure.ExitService {
+				stopped++
+				if tc.seeded && !strings.Contains(first.errOut, "not sent") && !strings.Contains(first.out, "event") {
+					t.Errorf("%s at %d: the push that stopped did not say what it did: %q %q", tc.name, at, first.out, first.errOut)
+				}
+			}
+			second := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
+			if second.code != 0 {
+				t.Errorf("%s at %d: the re-run: exit %d: %s", tc.name, at, second.code, second.errOut)
+			}
+			exactlyOnce(t, s, attrs)
+		}
+		if tc.seeded && tc.status == http.StatusInternalServerError && stopped == 0 {
+			t.Errorf("%s: no push was cut off: the faults never fired", tc.name)
+		}
+	}
+}
+
+// TestPushKeyStaysOnItsHost: a redirect to another host does not carry
+// the key along.
+func TestPushKeyStaysOnItsHost(t *testing.T) {
+	other := newMISPStandIn(t, loadOpenAPI(t))
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.srv.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	other.key = s.key
+	r := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
+	if r.code != failure.ExitAuth {
+		t.Errorf("exit %d, want 4 (the other host saw no key): %s", r.code, r.errOut)
+	}
+	if len(other.events) != 0 || len(other.requests()) == 0 {
+		t.Errorf("the other host got %d requests and %d events", len(other.requests()), len(other.events))
+	}
+}
+
+func TestPushDryRunWritesNothing(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	ev, attrs := readDoc(t)
+	s.seed(ev, attrs[:1])
+	r := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{DryRun: true})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	for _, req := range s.requests() {
+		if !strings.HasPrefix(req, "GET ") {
+			t.Errorf("a dry run sent %s", req)
+		}
+	}
+	for _, a := range attrs[1:] {
+		if !strings.Contains(r.out, "would add "+a["type"].(string)+" "+a["value"].(string)+"\n") {
+			t.Errorf("the dry run does not say it would add %s", a["value"])
+		}
+	}
+	if !strings.Contains(r.out, itoa(len(attrs)-1)+" attributes would be added, 1 already there") {
+		t.Errorf("dry run said %q", r.out)
+	}
+}
+
+func TestPushPublishesLast(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	ev, attrs := readDoc(t)
+	id := s.seed(ev, attrs[:2])
+	s.events[id].published = true
+	r := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{Publish: true})
+	if r.code != 0 || !strings.HasSuffix(r.out, ", published\n") {
+		t.Fatalf("exit %d, %q: %s", r.code, r.out, r.errOut)
+	}
+	reqs := s.requests()
+	if last := reqs[len(reqs)-1]; last != "POST /events/publish/"+id {
+		t.Errorf("the last request was %s, want the publish", last)
+	}
+	if !s.events[id].published {
+		t.Error("the event is not published")
+	}
+}
+
+func TestPushToAnotherEvent(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	_, attrs := readDoc(t)
+	id := s.seed(map[string]any{"uuid": "5e0c1c2e-6d1a-4f55-9a55-111111111111", "info": "case 42"}, nil)
+	r := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{Event: id})
+	var res push.MISPResult
+	if err := json.Unmarshal([]byte(r.out), &res); err != nil || r.code != 0 || res.EventID != id || res.Added != len(attrs) {
+		t.Fatalf("exit %d, %q", r.code, r.out)
+	}
+	if len(s.events) != 1 {
+		t.Error("--event created an event")
+	}
+	missing := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{Event: "999"})
+	if missing.code != failure.ExitNotFound {
+		t.Errorf("--event 999: exit %d, want 5", missing.code)
+	}
+}
+
+func TestPushExitCodes(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	dir := t.TempDir()
+	notEvent := filepath.Join(dir, "x.json")
+	if err := os.WriteFile(notEvent, []byte(`{"type": "bundle", "objects": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := pushTo(t, s, s.key, notEvent, output.Table, push.MISPOptions{}); r.code != failure.ExitUsage {
+		t.Errorf("not an event: exit %d, want 2", r.code)
+	}
+	if r := pushTo(t, s, "refused-key-0123456789", eventFile, output.Table, push.MISPOptions{}); r.code != failure.ExitAuth || !strings.Contains(r.errOut, "Authentication failed") {
+		t.Errorf("refused key: exit %d, want 4: %s", r.code, r.errOut)
+	}
+	s.fault = func(int, *http.Request) (int, bool) { return http.StatusInternalServerError, false }
+	if r := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{}); r.code != failure.ExitService {
+		t.Errorf("a failing instance: exit %d, want 6", r.code)
+	}
+	if len(s.events) != 0 {
+		t.Error("a refused push wrote")
+	}
+}
+
+// TestMISPStandInRefusesAsMISPDoes: no Accept is a redirect to the login
+// page, and a second event with the same uuid is refused.
+func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest(http.MethodGet, s.srv.URL+"/events/view/1", nil)
+	req.Header.Set("Authorization", s.key)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Errorf("without Accept: %d, want 302", resp.StatusCode)
+	}
+	ev, _ := readDoc(t)
+	s.seed(ev, nil)
+	body, _ := json.Marshal(ev)
+	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/events/add", bytes.NewReader(body))
+	req.Header.Set("Authorization", s.key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a second event with the same uuid: %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestMISPStandInChecksTheAPIDescription: a body that breaks MISP's
+// schema is caught, so that the tests above prove push's are right.
+func TestMISPStandInChecksTheAPIDescription(t *testing.T) {
+	api := loadOpenAPI(t)
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/events/add", `{"info": "x", "distribution": 7}`},
+		{"POST", "/events/add", `{"info": "x", "Attribute": [{"type": "no-such-type", "value": "x"}]}`},
+		{"POST", "/attributes/add/12", `{"type": "ip-src", "value": "192.0.2.1", "to_ids": "yes"}`},
+		{"GET", "/events/view/not-an-id", ``},
+		{"PATCH", "/events/add", `{}`},
+	} {
+		req, _ := http.NewRequest(tc.method, "http://misp.test"+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		if msg := api.check(req, []byte(tc.body)); msg == "" {
+			t.Errorf("%s %s %s passed the check", tc.method, tc.path, tc.body)
+		}
+	}
+}
+
+// TestPushNeedsURLAndKey: exit 3 without a URL or a key, and the lookup
+// service's token is never taken for MISP's key.
+func TestPushNeedsURLAndKey(t *testing.T) {
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	t.Setenv("TILOOKUP_TOKEN", "lookup-token-0123456789")
+	t.Setenv("TILOOKUP_MISP_URL", "")
+	t.Setenv(EnvMISPKey, "")
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	if _, err := mispClient(f); failure.ExitCode(err) != failure.ExitConfig || !strings.Contains(err.Error(), "no MISP URL") {
+		t.Errorf("no URL: %v", err)
+	}
+	t.Setenv("TILOOKUP_MISP_URL", "https://misp.example")
+	f = &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	if _, err := mispClient(f); failure.ExitCode(err) != failure.ExitConfig || !strings.Contains(err.Error(), "no MISP key for misp.example") {
+		t.Errorf("no key: %v", err)
+	}
+	t.Setenv("TILOOKUP_MISP_URL", "http://misp.example")
+	t.Setenv(EnvMISPKey, "misp-key-0123456789")
+	f = &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	if _, err := mispClient(f); failure.ExitCode(err) != failure.ExitConfig {
+		t.Errorf("a key over plain http: %v", err)
+	}
+}
+
+type emptyKeyring struct{}
+
+func (emptyKeyring) Get(string, string) (string, error) { return "", credentials.ErrNotFound }
+func (emptyKeyring) Set(string, string, string) error   { return nil }
+func (emptyKeyring) Delete(string, string) error        { return nil }

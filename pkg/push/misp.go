@@ -1,0 +1,439 @@
+// Package push hands a finding to the team's platform: a MISP event (as
+// `-o misp` writes it) to a MISP instance. A push is idempotent: what the
+// instance already has is never sent again, so a push cut off by a fault
+// is completed by running it again.
+package push
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/failure"
+)
+
+// Sender makes one request with the lookup client's retries, timeouts and
+// redirect rules (api.Client).
+type Sender interface {
+	Send(ctx context.Context, op, method string, u *url.URL, header http.Header, payload []byte) ([]byte, error)
+	URL(path string) *url.URL
+}
+
+// OpMISP names MISP's calls in error messages.
+const OpMISP = "misp"
+
+// Event is a MISP event document: its fields as read, kept whole so that
+// what is sent is what the file holds.
+type Event struct {
+	Fields     map[string]any
+	UUID       string
+	Attributes []Attribute
+}
+
+// Attribute is one attribute of an event, its fields as read.
+type Attribute struct {
+	Fields map[string]any
+	UUID   string
+	Type   string
+	Value  string
+}
+
+// key is how an attribute is matched when it has no uuid in common.
+func (a Attribute) key() string { return a.Type + "|" + a.Value }
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ReadEvent reads the document `-o misp` writes, {"Event": {...}}, or the
+// bare event object. Anything else is an input error (exit 2).
+func ReadEvent(r io.Reader) (*Event, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, failure.Wrap(failure.IO, err, "cannot read the MISP event: "+err.Error())
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, notEvent("it is not a JSON object")
+	}
+	if inner, ok := doc["Event"].(map[string]any); ok {
+		doc = inner
+	}
+	ev := &Event{Fields: doc}
+	ev.UUID, _ = doc["uuid"].(string)
+	if !uuidRE.MatchString(ev.UUID) {
+		return nil, notEvent("the event has no valid uuid")
+	}
+	if info, _ := doc["info"].(string); strings.TrimSpace(info) == "" {
+		return nil, notEvent("the event has no info")
+	}
+	raw, _ := doc["Attribute"].([]any)
+	if doc["Attribute"] != nil && raw == nil {
+		return nil, notEvent("its Attribute is not a list")
+	}
+	for i, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return nil, notEvent(fmt.Sprintf("attribute %d is not an object", i+1))
+		}
+		a := readAttribute(m)
+		if a.Type == "" || a.Value == "" {
+			return nil, notEvent(fmt.Sprintf("attribute %d has no type or value", i+1))
+		}
+		if a.UUID != "" && !uuidRE.MatchString(a.UUID) {
+			return nil, notEvent(fmt.Sprintf("attribute %d has an invalid uuid", i+1))
+		}
+		ev.Attributes = append(ev.Attributes, a)
+	}
+	return ev, nil
+}
+
+func readAttribute(m map[string]any) Attribute {
+	a := Attribute{Fields: m}
+	a.UUID, _ = m["uuid"].(string)
+	a.UUID = strings.ToLower(a.UUID)
+	a.Type, _ = m["type"].(string)
+	a.Value, _ = m["value"].(string)
+	return a
+}
+
+func notEvent(why string) error {
+	return failure.New(failure.Input, "the input is not a MISP event: %s", why).
+		WithHint("give a document written by tilookup search, triage or pivot with -o misp")
+}
+
+// MISPOptions say where a push goes and what it does.
+type MISPOptions struct {
+	// Event, when set, is the id or uuid of an existing event that gets
+	// the attributes instead of the document's own event.
+	Event   string
+	DryRun  bool
+	Publish bool
+}
+
+// Failed is an attribute MISP refused, with its reason.
+type Failed struct {
+	UUID  string `json:"uuid"`
+	Value string `json:"value"`
+	Error string `json:"error"`
+}
+
+// MISPResult is what a push did, as `-o json` prints it.
+type MISPResult struct {
+	EventID   string   `json:"event_id"`
+	EventUUID string   `json:"event_uuid"`
+	Added     int      `json:"added"`
+	Existing  int      `json:"existing"`
+	Failed    []Failed `json:"failed"`
+	// NotSent counts the attributes a fault left unsent: a re-run sends
+	// them.
+	NotSent   int  `json:"not_sent,omitempty"`
+	Published bool `json:"published,omitempty"`
+	DryRun    bool `json:"dry_run,omitempty"`
+	// WouldAdd lists what a dry run would add.
+	WouldAdd []WouldAdd `json:"would_add,omitempty"`
+	// NewEvent: the event did not exist (a dry run would create it).
+	NewEvent bool `json:"new_event,omitempty"`
+}
+
+// WouldAdd is one attribute a dry run would send.
+type WouldAdd struct {
+	UUID  string `json:"uuid"`
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// MISP talks to one instance with one key.
+type MISP struct {
+	Client Sender
+	header http.Header
+}
+
+// NewMISP builds the client side of a push: every request says JSON in
+// both directions (without Accept, MISP answers 302 to its login page)
+// and carries the key as MISP wants it, bare in Authorization.
+func NewMISP(client Sender, key, userAgent string) *MISP {
+	h := http.Header{}
+	h.Set("Accept", "application/json")
+	h.Set("Content-Type", "application/json")
+	h.Set("Authorization", key)
+	if userAgent != "" {
+		h.Set("User-Agent", userAgent)
+	}
+	return &MISP{Client: client, header: h}
+}
+
+// remote is an event as MISP holds it: its id and what it has.
+type remote struct {
+	ID, UUID string
+	uuids    map[string]bool
+	keys     map[string]bool
+}
+
+func (r *remote) has(a Attribute) bool {
+	return (a.UUID != "" && r.uuids[a.UUID]) || r.keys[a.key()]
+}
+
+// Push sends ev: the event if MISP lacks it, else only the attributes it
+// lacks; then publishes it when asked. The result says what was done even
+// when an error stops the push part-way.
+func (m *MISP) Push(ctx context.Context, ev *Event, opts MISPOptions) (*MISPResult, error) {
+	res := &MISPResult{EventUUID: ev.UUID, Failed: []Failed{}, DryRun: opts.DryRun}
+	target := ev.UUID
+	if opts.Event != "" {
+		target = opts.Event
+	}
+	have, err := m.view(ctx, target)
+	if err != nil {
+		return res, err
+	}
+	if have == nil && opts.Event != "" {
+		return res, failure.New(failure.NotFound, "MISP has no event %s", opts.Event).
+			WithHint("check the id or uuid given to --event")
+	}
+	var missing []Attribute
+	switch {
+	case have == nil && opts.DryRun:
+		res.NewEvent = true
+		missing = ev.Attributes
+	case have == nil:
+		have, missing, err = m.addEvent(ctx, ev)
+		if err != nil {
+			return res, err
+		}
+		res.Added = len(ev.Attributes) - len(missing)
+	default:
+		missing = lacking(have, ev.Attributes)
+		res.Existing = len(ev.Attributes) - len(missing)
+	}
+	if have != nil {
+		res.EventID, res.EventUUID = have.ID, have.UUID
+	}
+	if opts.DryRun {
+		for _, a := range missing {
+			res.WouldAdd = append(res.WouldAdd, WouldAdd{UUID: a.UUID, Type: a.Type, Value: a.Value})
+		}
+		return res, nil
+	}
+	if err := m.addAttributes(ctx, have, missing, res); err != nil {
+		return res, err
+	}
+	if opts.Publish {
+		// Last: adding an attribute unpublishes the event.
+		if _, err := m.call(ctx, http.MethodPost, "/events/publish/"+url.PathEscape(have.ID), []byte("{}")); err != nil {
+			return res, err
+		}
+		res.Published = true
+	}
+	return res, nil
+}
+
+// lacking lists the attributes of want that have does not hold, by uuid or
+// by type and value.
+func lacking(have *remote, want []Attribute) []Attribute {
+	var out []Attribute
+	for _, a := range want {
+		if !have.has(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// view fetches an event by id or uuid; nil when MISP has none.
+func (m *MISP) view(ctx context.Context, id string) (*remote, error) {
+	body, err := m.call(ctx, http.MethodGet, "/events/view/"+url.PathEscape(id), nil)
+	var ae *api.APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return readRemote(body)
+}
+
+// addEvent creates the event with all its attributes, and returns what
+// MISP kept and the attributes it dropped: /events/add drops an invalid
+// attribute without a word. A request that failed may still have created
+// the event (an answer lost to a time-out, retried): MISP is asked again
+// before the failure is reported.
+func (m *MISP) addEvent(ctx context.Context, ev *Event) (*remote, []Attribute, error) {
+	payload, err := json.Marshal(ev.Fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := m.call(ctx, http.MethodPost, "/events/add", payload)
+	if err != nil {
+		if authRefused(err) {
+			return nil, nil, err
+		}
+		have, verr := m.view(ctx, ev.UUID)
+		if verr != nil || have == nil {
+			return nil, nil, err
+		}
+		return have, lacking(have, ev.Attributes), nil
+	}
+	have, err := readRemote(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return have, lacking(have, ev.Attributes), nil
+}
+
+// addAttributes adds each attribute on its own, so that MISP's reason for
+// refusing one is heard. A fault (5xx, time-out, a refused key) stops the
+// push: what was added stays, and a re-run sends the rest. Refusals are
+// checked against the event once more, as a retried request that MISP had
+// taken the first time is refused as a duplicate.
+func (m *MISP) addAttributes(ctx context.Context, have *remote, missing []Attribute, res *MISPResult) error {
+	path := "/attributes/add/" + url.PathEscape(have.ID)
+	var refused []Failed
+	var refusedAttrs []Attribute
+	for i, a := range missing {
+		payload, err := json.Marshal(attributePayload(a))
+		if err != nil {
+			return err
+		}
+		_, err = m.call(ctx, http.MethodPost, path, payload)
+		if err == nil {
+			res.Added++
+			continue
+		}
+		if !refusal(err) {
+			res.NotSent = len(missing) - i
+			res.Failed = append(res.Failed, refused...)
+			return err
+		}
+		refused = append(refused, Failed{UUID: a.UUID, Value: a.Value, Error: reason(err)})
+		refusedAttrs = append(refusedAttrs, a)
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	now, err := m.view(ctx, have.ID)
+	if err != nil || now == nil {
+		res.Failed = append(res.Failed, refused...)
+		return nil
+	}
+	for i, a := range refusedAttrs {
+		if now.has(a) {
+			res.Added++
+		} else {
+			res.Failed = append(res.Failed, refused[i])
+		}
+	}
+	return nil
+}
+
+// attributePayload is the attribute as the file has it, without the
+// fields that name another event's rows.
+func attributePayload(a Attribute) map[string]any {
+	out := make(map[string]any, len(a.Fields))
+	for k, v := range a.Fields {
+		switch k {
+		case "id", "event_id", "object_id", "Event":
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// authRefused tells a refused key apart from a refused attribute: MISP
+// answers 403 to both, "Authentication failed" to the first.
+func authRefused(err error) bool {
+	var ae *api.APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return ae.Status == http.StatusUnauthorized ||
+		ae.Status == http.StatusForbidden && strings.Contains(strings.ToLower(ae.Message), "authentication failed")
+}
+
+// refusal is MISP saying no to one attribute (a 4xx other than a refused
+// key), as opposed to a fault that would stop any request.
+func refusal(err error) bool {
+	var ae *api.APIError
+	return errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 &&
+		ae.Status != http.StatusTooManyRequests && !authRefused(err)
+}
+
+func reason(err error) string {
+	var ae *api.APIError
+	if errors.As(err, &ae) {
+		if ae.Message != "" {
+			return fmt.Sprintf("%d: %s", ae.Status, ae.Message)
+		}
+		return fmt.Sprintf("%d %s", ae.Status, http.StatusText(ae.Status))
+	}
+	return err.Error()
+}
+
+// call sends one request and explains the two answers MISP gives a bad
+// setup: a refused key, and a login page.
+func (m *MISP) call(ctx context.Context, method, path string, payload []byte) ([]byte, error) {
+	body, err := m.Client.Send(ctx, OpMISP, method, m.Client.URL(path), m.header, payload)
+	if err != nil {
+		if authRefused(err) {
+			var ae *api.APIError
+			errors.As(err, &ae)
+			refused := *ae
+			refused.Kind = failure.Auth
+			refused.Hint = "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host"
+			return nil, &refused
+		}
+		return nil, err
+	}
+	if !json.Valid(body) {
+		return nil, &api.APIError{Op: OpMISP, Status: http.StatusOK, Kind: failure.Decode,
+			Message: "MISP did not answer with JSON (a login page?)", Hint: "check misp_url: it must be the MISP instance's base URL"}
+	}
+	return body, nil
+}
+
+// readRemote reads an event as /events/view and /events/add answer it:
+// its id, uuid, and the uuids and values of its attributes, those of its
+// objects included.
+func readRemote(body []byte) (*remote, error) {
+	var doc struct {
+		Event struct {
+			ID        json.RawMessage `json:"id"`
+			UUID      string          `json:"uuid"`
+			Attribute []rawAttribute  `json:"Attribute"`
+			Object    []struct {
+				Attribute []rawAttribute `json:"Attribute"`
+			} `json:"Object"`
+		} `json:"Event"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || len(doc.Event.ID) == 0 {
+		return nil, &api.APIError{Op: OpMISP, Status: http.StatusOK, Kind: failure.Decode,
+			Message: "MISP's answer holds no event"}
+	}
+	r := &remote{ID: strings.Trim(string(doc.Event.ID), `"`), UUID: doc.Event.UUID, uuids: map[string]bool{}, keys: map[string]bool{}}
+	add := func(as []rawAttribute) {
+		for _, a := range as {
+			r.uuids[strings.ToLower(a.UUID)] = true
+			r.keys[a.Type+"|"+a.Value] = true
+		}
+	}
+	add(doc.Event.Attribute)
+	for _, o := range doc.Event.Object {
+		add(o.Attribute)
+	}
+	return r, nil
+}
+
+type rawAttribute struct {
+	UUID  string `json:"uuid"`
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
