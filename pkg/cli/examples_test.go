@@ -31,6 +31,7 @@ var skippedExamples = map[string]string{
 	"auth logout":   "removes a token from the OS keyring",
 	"sandbox serve": "serves until interrupted",
 	"mcp":           "serves an assistant until it closes stdin or is interrupted",
+	"browse":        "needs a terminal: .ci/browse.sh drives it in tmux",
 }
 
 // TestHelpExamplesWork runs every tilookup command line of every Example
