@@ -199,7 +199,7 @@ var keys = [][2]string{
 	{"o", "open the match's detail URL in the browser ($BROWSER)"},
 	{"y", "copy the value (OSC 52)"},
 	{"space", "mark or unmark"},
-	{"e", "export the marked (or all) to a file: .md, .stix.json or .misp.json"},
+	{"e", "export the marked (or all) to .md, .stix.json or .misp.json"},
 	{"?", "these keys"},
 	{"q  ctrl+c", "quit"},
 }
