@@ -161,7 +161,7 @@ func Load(r io.Reader, name string) (*Document, error) {
 		}
 		kinds[kind] = true
 	}
-	doc.Title = title(kinds, name, len(doc.Items))
+	doc.Title = title(kinds, name)
 	return doc, nil
 }
 
@@ -193,14 +193,15 @@ func objects(b []byte) ([]*object, error) {
 	return objs, nil
 }
 
-func title(kinds map[string]bool, name string, n int) string {
+// title is "Triage of report.json": the kind of document, and its name.
+func title(kinds map[string]bool, name string) string {
 	what := "Result"
 	if len(kinds) == 1 {
 		for k := range kinds {
 			what = strings.ToUpper(k[:1]) + k[1:]
 		}
 	}
-	return fmt.Sprintf("%s of %s (%d)", what, name, n)
+	return what + " of " + name
 }
 
 // add adds o's items and says what kind of document o is.
