@@ -75,15 +75,11 @@ type answer struct {
 	Error             *errorInfo `json:"error"`
 }
 
+// result is api.Result with its preview records kept as bytes: the
+// outer Preview, shallower, is the one encoding/json fills.
 type result struct {
-	Resource      string          `json:"resource"`
-	Label         string          `json:"label"`
-	Group         string          `json:"group"`
-	MatchedColumn string          `json:"matched_column"`
-	MatchedValue  string          `json:"matched_value"`
-	Count         json.Number     `json:"count"`
-	Preview       json.RawMessage `json:"preview"`
-	DetailURL     string          `json:"detail_url"`
+	api.Result
+	Preview json.RawMessage `json:"preview"`
 }
 
 type errorInfo struct {
@@ -256,8 +252,7 @@ func fromAnswer(value, typ string, a *answer, failed *errorInfo) Item {
 }
 
 func (r result) result() Resource {
-	return Resource{Result: api.Result{Resource: r.Resource, Label: r.Label, Group: r.Group, MatchedColumn: r.MatchedColumn,
-		MatchedValue: r.MatchedValue, Count: r.Count, DetailURL: r.DetailURL}, preview: r.Preview}
+	return Resource{Result: r.Result, preview: r.Preview}
 }
 
 // addPivot adds a pivot's nodes, each with its links to the others.
