@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmd/auth"
+	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmd/cachecmd"
 	"github.com/tilookup/tilookup/pkg/cmd/completion"
 	"github.com/tilookup/tilookup/pkg/cmd/configcmd"
@@ -146,6 +147,7 @@ var commands = []command{
 	{"pivot", func(f *cmdutil.Factory) *cobra.Command { return pivot.NewCmd(f, nil) }},
 	{"enrich", func(f *cmdutil.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
 	{"watch", func(f *cmdutil.Factory) *cobra.Command { return watch.NewCmd(f, nil) }},
+	{"browse", func(f *cmdutil.Factory) *cobra.Command { return browsecmd.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
 	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
 	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# tilookup browse in a real terminal, driven with keys as a person would:
+# `tilookup triage --sandbox -o json report | tilookup browse -` in an 80x24
+# tmux pane (the document on stdin, the keys from the terminal), then: the
+# list shows, / filters, enter opens a match and its preview records, esc
+# goes back, ? lists the keys, space marks three indicators, e writes them
+# to Markdown, q quits with exit 0 and the terminal restored (the shell's
+# prompt and the earlier output are back: no alternate screen left behind).
+# Without a terminal, browse is a usage error (exit 2).
+#
+# With CI=true a missing tmux is a failure, not a skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null; then
+	if [ "${CI:-}" = true ]; then
+		echo "browse.sh: tmux is not installed (CI=true: this is a failure)"
+		exit 1
+	fi
+	echo "browse.sh: tmux is not installed: skipped"
+	exit 0
+fi
+
+work=$(mktemp -d)
+sock="tilookup-browse-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+mkdir -p "$work/bin" "$work/home"
+go build -o "$work/bin/tilookup" ./cmd/tilookup
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+failures=0
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+cat >"$work/report.txt" <<'EOF'
+Dropper 44d88612fea8a8f36de82e1278abb02f beaconed to cdn-sync.example[.]org
+and verify-check.example, from 10.0.0.5; see also 185.220.101[.]5.
+EOF
+
+t=browse
+tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 -s "$t" \
+	"env -u COLUMNS TERM=xterm-256color NO_COLOR=1 PATH=$work/bin:\$PATH HOME=$work/home XDG_CONFIG_HOME=$work/home/.config bash --norc --noprofile"
+send() { tmux -L "$sock" send-keys -t "$t" "$@"; }
+screen() { tmux -L "$sock" capture-pane -p -t "$t"; }
+
+# wait_for NAME PATTERN: waits up to 10 s for PATTERN (grep -E) on screen,
+# and keeps the screen in $work/NAME.txt.
+wait_for() {
+	local name=$1 pattern=$2
+	for _ in $(seq 1 100); do
+		screen >"$work/$name.txt"
+		grep -Eq "$pattern" "$work/$name.txt" && return 0
+		sleep 0.1
+	done
+	fail "$name: /$pattern/ not on screen:"
+	cat "$work/$name.txt"
+	return 0
+}
+
+# fits NAME: the screen kept as NAME has no line wider than 80 columns.
+fits() {
+	local w
+	w=$(wc -L <"$work/$1.txt")
+	[ "$w" -le 80 ] || fail "$1: a line is $w columns wide"
+}
+
+send "cd $work && echo __BEFORE__ && tilookup triage --sandbox -o json report.txt | tilookup browse -; echo __EXIT__\$?" Enter
+wait_for list 'Triage of stdin'
+grep -q '44d88612fea8a8f36de82e1278abb02f' "$work/list.txt" || fail "list: the hash is not listed"
+grep -q 'STATUS' "$work/list.txt" || fail "list: no column heads"
+fits list
+all=$(grep -oE '[0-9]+ shown' "$work/list.txt")
+
+send /
+send -l sync
+wait_for filter '1 shown'
+grep -q 'cdn-sync.example.org' "$work/filter.txt" || fail "filter: cdn-sync.example.org is not the one shown"
+send Enter # leaves the filter line
+send Enter # opens the indicator
+wait_for open 'Matches \('
+grep -q 'detail: http' "$work/open.txt" || fail "open: no detail URL"
+grep -q 'Preview records of' "$work/open.txt" || fail "open: no preview records"
+fits open
+send Escape
+wait_for back 'filter: sync'
+send Escape # clears the filter
+wait_for cleared "$all" # every indicator again
+
+send '?'
+wait_for help 'any key goes back'
+send x
+wait_for list2 'STATUS'
+
+# Mark the first three and write them to ticket.md.
+send Space Space Space
+wait_for marked '3 marked'
+send e
+wait_for prompt 'export to:'
+send C-u
+send -l ticket.md
+send Enter
+wait_for exported 'wrote 3 indicators to ticket.md'
+send q
+wait_for quit '__EXIT__'
+grep -q '__EXIT__0' "$work/quit.txt" || fail "q: exit status is not 0: $(grep __EXIT__ "$work/quit.txt")"
+grep -q '__BEFORE__' "$work/quit.txt" || fail "quit: the terminal's earlier output is not back (alternate screen left on)"
+[ -s "$work/ticket.md" ] || fail "ticket.md is empty or missing"
+[ "$(grep -c '^| `' "$work/ticket.md" || true)" -ge 1 ] || fail "ticket.md has no match row"
+
+# Ctrl-C restores the terminal too, and says interrupted (130).
+send "clear; tilookup triage --sandbox -o json report.txt > doc.json; tilookup browse doc.json; echo __EXIT__\$?" Enter
+wait_for list3 'Triage of doc.json'
+send C-c
+wait_for ctrlc '__EXIT__'
+grep -q '__EXIT__130' "$work/ctrlc.txt" || fail "ctrl+c: exit status is not 130: $(grep __EXIT__ "$work/ctrlc.txt")"
+
+# Without a terminal: a usage error, exit 2.
+set +e
+"$work/bin/tilookup" browse "$work/doc.json" </dev/null >"$work/notty.txt" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] || fail "without a terminal: exit $code, want 2"
+
+if [ "$failures" -gt 0 ]; then
+	echo "browse.sh: $failures failure(s)"
+	exit 1
+fi
+echo "browse.sh: the list, a filter, an opened match, the help, three marked and exported, q and ctrl+c at 80x24; exit 2 without a terminal"

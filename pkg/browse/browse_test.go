@@ -1,0 +1,373 @@
+package browse
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea/v2"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden screens")
+
+func load(t testing.TB, name string) *Document {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := Load(f, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// rawObjects reads a fixture as generic JSON objects, to count what Load
+// should have found without Load's own types.
+func rawObjects(t *testing.T, name string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	var out []map[string]any
+	for dec.More() {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				out = append(out, e.(map[string]any))
+			}
+		case map[string]any:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestLoadEachDocument(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		// items lists the values the document holds, in order.
+		items func(objs []map[string]any) []string
+	}{
+		{"search.ndjson", func(objs []map[string]any) (v []string) {
+			for _, o := range objs {
+				v = append(v, o["query"].(string))
+			}
+			return v
+		}},
+		{"triage.json", func(objs []map[string]any) (v []string) {
+			for _, key := range []string{"indicators", "skipped"} {
+				for _, in := range objs[0][key].([]any) {
+					v = append(v, in.(map[string]any)["value"].(string))
+				}
+			}
+			return v
+		}},
+		{"pivot.json", func(objs []map[string]any) (v []string) {
+			for _, n := range objs[0]["nodes"].([]any) {
+				v = append(v, n.(map[string]any)["value"].(string))
+			}
+			return v
+		}},
+		{"watch.json", func(objs []map[string]any) (v []string) {
+			for _, o := range objs {
+				v = append(v, o["value"].(string))
+			}
+			return v
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			doc := load(t, tc.file)
+			want := tc.items(rawObjects(t, tc.file))
+			var got []string
+			for _, it := range doc.Items {
+				got = append(got, it.Value)
+				if it.in == nil && it.skip == nil {
+					t.Errorf("%s: nothing to export", it.Value)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("values:\n%v\nwant\n%v", got, want)
+			}
+		})
+	}
+}
+
+func TestLoadRefusesOtherJSON(t *testing.T) {
+	for _, in := range []string{`{"name":"x"}`, `[1,2]`, `not json`} {
+		if _, err := Load(strings.NewReader(in), "x.json"); err == nil {
+			t.Errorf("%s: loaded", in)
+		}
+	}
+}
+
+// press sends keys to m as a person types them: a word is one key
+// (enter, esc, space, up...), a single character is itself.
+func press(m *Model, keys ...string) {
+	named := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "space": tea.KeySpace,
+		"up": tea.KeyUp, "down": tea.KeyDown, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown}
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		if code, ok := named[k]; ok {
+			msg = tea.KeyPressMsg{Code: code}
+			if code == tea.KeySpace {
+				msg.Text = " "
+			}
+		} else {
+			r := []rune(k)[0]
+			msg = tea.KeyPressMsg{Code: r, Text: k}
+		}
+		m.Update(msg)
+	}
+}
+
+func sized(doc *Document, w, h int, opts Options) *Model {
+	m := New(doc, opts)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// TestScreens compares whole screens with testdata/screens at 80x24 and
+// 200x50: the list, an opened match, a filter, the help.
+func TestScreens(t *testing.T) {
+	doc := load(t, "triage.json")
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		for _, tc := range []struct {
+			name string
+			keys []string
+		}{
+			{"list", nil},
+			{"open", []string{"enter", "down"}},
+			{"filter", []string{"/", "d", "o", "m", "a", "i", "n"}},
+			{"help", []string{"?"}},
+		} {
+			name := fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				m := sized(doc, size[0], size[1], Options{})
+				press(m, tc.keys...)
+				screen := m.View()
+				checkFits(t, screen, size[0], size[1])
+				golden(t, name, screen)
+			})
+		}
+	}
+}
+
+func checkFits(t *testing.T, screen string, w, h int) {
+	t.Helper()
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n > w {
+			t.Errorf("line %d is %d columns: %q", i, n, l)
+		}
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "screens", name+".txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen %s:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestFilterKeepsWhatHoldsIt(t *testing.T) {
+	doc := load(t, "triage.json")
+	m := sized(doc, 80, 24, Options{})
+	press(m, "/", "i", "p", "v")
+	for _, i := range m.visible {
+		if !strings.Contains(doc.Items[i].key, "ipv") {
+			t.Errorf("%s passes filter ipv", doc.Items[i].Value)
+		}
+	}
+	want := 0
+	for _, it := range doc.Items {
+		if it.Type == "ipv4" {
+			want++
+		}
+	}
+	if len(m.visible) != want {
+		t.Errorf("%d shown, want the %d ipv4", len(m.visible), want)
+	}
+	press(m, "esc")
+	if len(m.visible) != len(doc.Items) {
+		t.Errorf("esc left %d of %d shown", len(m.visible), len(doc.Items))
+	}
+}
+
+// TestResizeFollows: a smaller terminal keeps the cursor's row on screen.
+func TestResizeFollows(t *testing.T) {
+	doc := load(t, "pivot.json")
+	m := sized(doc, 200, 50, Options{})
+	press(m, "G")
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 8})
+	screen := m.View()
+	checkFits(t, screen, 40, 8)
+	if !strings.Contains(screen, "> ") {
+		t.Errorf("the cursor's row is off screen:\n%s", screen)
+	}
+}
+
+func TestMarkAndExportMarkdown(t *testing.T) {
+	doc := load(t, "triage.json")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "ticket.md")
+	m := sized(doc, 80, 24, Options{Export: func(name string, items []Item) (string, error) {
+		return Export(name, doc.Title, items)
+	}})
+	press(m, "space", "down", "space") // the first and third
+	press(m, "e")
+	for range defaultExport {
+		press(m, "backspace")
+	}
+	for _, r := range out {
+		press(m, string(r))
+	}
+	press(m, "enter")
+	if !strings.Contains(m.status, "wrote 2 indicators") {
+		t.Fatalf("status %q", m.status)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	marked := []Item{doc.Items[m.visible[0]], doc.Items[m.visible[2]]}
+	for _, it := range marked {
+		if !strings.Contains(md, strings.ReplaceAll(it.Value, ".", "[.]")) {
+			t.Errorf("the export lacks %s (defanged):\n%s", it.Value, md)
+		}
+	}
+	if strings.Contains(md, strings.ReplaceAll(doc.Items[m.visible[1]].Value, ".", "[.]")) {
+		t.Errorf("the export has the unmarked %s", doc.Items[m.visible[1]].Value)
+	}
+}
+
+func TestExportNeedsAKnownExtension(t *testing.T) {
+	if _, err := Export(filepath.Join(t.TempDir(), "x.txt"), "t", nil); err == nil {
+		t.Error("wrote x.txt")
+	}
+}
+
+// TestServiceTextIsSanitized: a label's escape sequences and bidi
+// controls never reach the screen, and no colour without Color.
+func TestServiceTextIsSanitized(t *testing.T) {
+	doc := load(t, "watch.json")
+	m := sized(doc, 200, 50, Options{})
+	list := m.View()
+	press(m, "enter")
+	for name, screen := range map[string]string{"list": list, "open": m.View()} {
+		if strings.ContainsAny(screen, "\x1b\u202e") {
+			t.Errorf("%s: raw escape or bidi control on screen:\n%q", name, screen)
+		}
+	}
+	colored := sized(doc, 80, 24, Options{Color: true}).View()
+	if !strings.Contains(colored, "\x1b[") {
+		t.Error("no SGR with Color on")
+	}
+}
+
+func TestKeysOpenCopyQuit(t *testing.T) {
+	doc := load(t, "triage.json")
+	var opened string
+	m := sized(doc, 80, 24, Options{Open: func(u string) string { opened = u; return "opened" }})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'o', Text: "o"})
+	if cmd == nil {
+		t.Fatal("o gave no command")
+	}
+	cmd()
+	if want := doc.Items[0].Resources[0].DetailURL; opened != want {
+		t.Errorf("opened %q, want %q", opened, want)
+	}
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"}); cmd == nil || !strings.Contains(m.status, doc.Items[0].Value) {
+		t.Errorf("y: status %q", m.status)
+	}
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); cmd == nil {
+		t.Error("q does not quit")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("q does not quit")
+	}
+	m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if !m.Interrupted {
+		t.Error("ctrl+c is not an interruption")
+	}
+}
+
+// BenchmarkOpen50k: a triage of 50,000 indicators is read and its first
+// screen drawn.
+func BenchmarkOpen50k(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"indicators":[`)
+	for i := range 50000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		v := fmt.Sprintf("host-%d.example.com", i)
+		fmt.Fprintf(&sb, `{"value":%q,"type":"domain","status":"matched","result":{"query":%q,"detected_type":"domain","results":[{"resource":"passive_dns","label":"Passive DNS","count":2,"preview":[{"domain":%q,"ip":"198.51.100.7","first_seen":"2024-01-01T00:00:00Z"}],"detail_url":"https://ti.example.com/ti/resources/passive_dns?q=%s"}]}}`, v, v, v, v)
+	}
+	sb.WriteString(`],"skipped":[]}`)
+	doc := sb.String()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		d, err := Load(strings.NewReader(doc), "bench.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = sized(d, 200, 50, Options{}).View()
+	}
+}
+
+// BenchmarkKey10k: a key's effect drawn, with 10,000 rows.
+func BenchmarkKey10k(b *testing.B) {
+	items := make([]Item, 10000)
+	for i := range items {
+		items[i] = newItem(Item{Value: fmt.Sprintf("198.51.%d.%d", i/256, i%256), Type: "ipv4", Status: "no_match"})
+	}
+	m := sized(&Document{Title: "bench", Items: items}, 200, 50, Options{})
+	for b.Loop() {
+		press(m, "down")
+		_ = m.View()
+	}
+}
+
+// TestPreviewNumbersExact: a preview's id beyond 2^53 shows as written.
+func TestPreviewNumbersExact(t *testing.T) {
+	doc := load(t, "search.ndjson")
+	m := sized(doc, 200, 50, Options{})
+	press(m, "enter")
+	for range doc.Items[0].Resources {
+		if strings.Contains(m.View(), "sighting_id: 9007199254740993") {
+			return
+		}
+		press(m, "down")
+	}
+	t.Error("no match shows sighting_id 9007199254740993 exactly")
+}

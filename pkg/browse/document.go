@@ -1,0 +1,325 @@
+// Package browse is `tilookup browse`'s full-screen browser of a result:
+// the indicators of a search, triage, pivot or watch document, filterable,
+// each opened on its matches and preview records, marked and exported.
+//
+// It is the only package that imports Bubble Tea, and only the browse
+// command (and -i) imports it: nothing of it runs for other commands.
+package browse
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/report"
+)
+
+// Item is one indicator as the browser shows it.
+type Item struct {
+	Value  string
+	Type   string
+	Status string // matched, no_match, unsupported, failed, skipped, or watch's change
+	// Note says more: why it failed, was skipped or is unsupported.
+	Note      string
+	Resources []Resource
+	// Links are a pivot node's neighbours, as "value (resource.field)".
+	Links []string
+
+	// in is the indicator as the exporters take it; skip is set instead
+	// for a value that was never looked up.
+	in   *report.Indicator
+	skip *report.Skipped
+	// key is what the filter looks in, lower-cased once.
+	key string
+}
+
+// Resource is one matching resource of an item.
+type Resource struct {
+	api.Result
+	// preview is the resource's preview records as the document has
+	// them, decoded when the item is opened: a 50,000-indicator document
+	// opens without decoding records nobody looks at.
+	preview json.RawMessage
+}
+
+// Previews decodes the preview records, numbers as written (an id
+// beyond 2^53 shows exactly).
+func (r Resource) Previews() []map[string]any {
+	var recs []map[string]any
+	if len(r.preview) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(r.preview))
+		dec.UseNumber()
+		_ = dec.Decode(&recs) // previews that are not objects are left out
+	}
+	return recs
+}
+
+// Document is what browse reads.
+type Document struct {
+	Title string
+	Items []Item
+}
+
+// answer is a search answer (api.SearchResponse's fields) with its
+// previews kept as bytes.
+type answer struct {
+	Query             string     `json:"query"`
+	DetectedType      string     `json:"detected_type"`
+	UnsupportedReason string     `json:"unsupported_reason"`
+	Results           []result   `json:"results"`
+	Error             *errorInfo `json:"error"`
+}
+
+// result is api.Result with its preview records kept as bytes: the
+// outer Preview, shallower, is the one encoding/json fills.
+type result struct {
+	api.Result
+	Preview json.RawMessage `json:"preview"`
+}
+
+type errorInfo struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// object is any of the documents' objects: which fields are present
+// tells which it is.
+type object struct {
+	answer
+	// triage
+	Indicators []triageIndicator `json:"indicators"`
+	Skipped    []struct {
+		Value  string `json:"value"`
+		Type   string `json:"type"`
+		Reason string `json:"reason"`
+	} `json:"skipped"`
+	// pivot
+	Nodes []pivotNode `json:"nodes"`
+	Edges []struct {
+		From     string `json:"from"`
+		To       string `json:"to"`
+		Resource string `json:"resource"`
+		Field    string `json:"field"`
+	} `json:"edges"`
+	// watch
+	Value     string `json:"value"`
+	Type      string `json:"type"`
+	Change    string `json:"change"`
+	Resources []struct {
+		Resource string       `json:"resource"`
+		Label    string       `json:"label"`
+		Before   *json.Number `json:"before"`
+		After    *json.Number `json:"after"`
+	} `json:"resources"`
+}
+
+type triageIndicator struct {
+	Value  string     `json:"value"`
+	Type   string     `json:"type"`
+	Result *answer    `json:"result"`
+	Error  *errorInfo `json:"error"`
+}
+
+type pivotNode struct {
+	ID        string   `json:"id"`
+	Value     string   `json:"value"`
+	Type      string   `json:"type"`
+	Status    string   `json:"status"`
+	Reason    string   `json:"reason"`
+	Error     string   `json:"error"`
+	Resources []result `json:"resources"`
+}
+
+// Load reads a document: one JSON object, an array of them, or NDJSON.
+// A document that is one JSON value is decoded in one pass (a
+// 50,000-indicator triage opens in well under a second); NDJSON value by
+// value.
+func Load(r io.Reader, name string) (*Document, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, cmdutil.ReadError(err)
+	}
+	objs, err := objects(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a JSON document of search, triage, pivot or watch: %w", name, err)
+	}
+	doc := &Document{}
+	kinds := map[string]bool{}
+	for _, o := range objs {
+		kind, err := doc.add(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		kinds[kind] = true
+	}
+	doc.Title = title(kinds, name)
+	return doc, nil
+}
+
+// objects is the document's objects: b itself, the elements of an array,
+// or each line of NDJSON (or each of the values one after the other).
+func objects(b []byte) ([]*object, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var objs []*object
+		err := json.Unmarshal(b, &objs)
+		return objs, err
+	}
+	var o object
+	if json.Unmarshal(b, &o) == nil {
+		return []*object{&o}, nil
+	}
+	var objs []*object
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for dec.More() {
+		var o object
+		if err := dec.Decode(&o); err != nil {
+			return nil, err
+		}
+		objs = append(objs, &o)
+	}
+	if len(objs) == 0 {
+		return nil, errors.New("it is empty")
+	}
+	return objs, nil
+}
+
+// title is "Triage of report.json": the kind of document, and its name.
+func title(kinds map[string]bool, name string) string {
+	what := "Result"
+	if len(kinds) == 1 {
+		for k := range kinds {
+			what = strings.ToUpper(k[:1]) + k[1:]
+		}
+	}
+	return what + " of " + name
+}
+
+// add adds o's items and says what kind of document o is.
+func (d *Document) add(o *object) (string, error) {
+	switch {
+	case o.Indicators != nil || o.Skipped != nil:
+		for _, in := range o.Indicators {
+			d.Items = append(d.Items, fromAnswer(in.Value, in.Type, in.Result, in.Error))
+		}
+		for _, s := range o.Skipped {
+			skip := &report.Skipped{Value: s.Value, Type: s.Type, Reason: s.Reason}
+			d.Items = append(d.Items, newItem(Item{Value: s.Value, Type: s.Type, Status: "skipped", Note: s.Reason, skip: skip}))
+		}
+		return "triage", nil
+	case o.Nodes != nil:
+		d.addPivot(o)
+		return "pivot", nil
+	case o.Change != "":
+		d.Items = append(d.Items, fromChange(o))
+		return "watch", nil
+	case o.Query != "" || o.Results != nil || o.Error != nil:
+		d.Items = append(d.Items, fromAnswer(o.Query, o.DetectedType, &o.answer, o.Error))
+		return "search", nil
+	}
+	return "", errors.New("an object that is none of search, triage, pivot or watch's")
+}
+
+// fromAnswer is one looked-up value: its answer, or its error.
+func fromAnswer(value, typ string, a *answer, failed *errorInfo) Item {
+	if failed == nil && a != nil {
+		failed = a.Error
+	}
+	if failed != nil || a == nil {
+		msg := "no answer"
+		if failed != nil {
+			msg = failed.Message
+		}
+		in := &report.Indicator{Value: value, Type: typ, Err: errors.New(msg)}
+		return newItem(Item{Value: value, Type: typ, Status: string(report.Failed), Note: msg, in: in})
+	}
+	it := Item{Value: value, Type: typ}
+	resp := &api.SearchResponse{Query: a.Query, DetectedType: a.DetectedType, UnsupportedReason: a.UnsupportedReason}
+	for _, r := range a.Results {
+		res := r.result()
+		it.Resources = append(it.Resources, res)
+		resp.Results = append(resp.Results, res.Result)
+	}
+	it.in = &report.Indicator{Value: value, Type: typ, Resp: resp}
+	it.Status = string(it.in.Status())
+	it.Note = a.UnsupportedReason
+	return newItem(it)
+}
+
+func (r result) result() Resource {
+	return Resource{Result: r.Result, preview: r.Preview}
+}
+
+// addPivot adds a pivot's nodes, each with its links to the others.
+func (d *Document) addPivot(o *object) {
+	values := make(map[string]string, len(o.Nodes))
+	for _, n := range o.Nodes {
+		values[n.ID] = n.Value
+	}
+	links := map[string][]string{}
+	for _, e := range o.Edges {
+		via := " (" + e.Resource + "." + e.Field + ")"
+		links[e.From] = append(links[e.From], "→ "+values[e.To]+via)
+		links[e.To] = append(links[e.To], "← "+values[e.From]+via)
+	}
+	for _, n := range o.Nodes {
+		a := &answer{Query: n.Value, DetectedType: n.Type, Results: n.Resources}
+		if n.Status == string(report.Unsupported) {
+			a.UnsupportedReason = n.Reason
+		}
+		var failed *errorInfo
+		if n.Error != "" {
+			failed = &errorInfo{Message: n.Error}
+		}
+		it := fromAnswer(n.Value, n.Type, a, failed)
+		if n.Status != "" && it.Status != string(report.Failed) {
+			it.Status = n.Status // not_looked_up, skipped: pivot's own words
+		}
+		if it.Note == "" {
+			it.Note = n.Reason
+		}
+		it.Links = links[n.ID]
+		d.Items = append(d.Items, newItem(it))
+	}
+}
+
+// fromChange is one change of a watch: its resources with the counts
+// before and after.
+func fromChange(o *object) Item {
+	it := Item{Value: o.Value, Type: o.Type, Status: o.Change}
+	resp := &api.SearchResponse{Query: o.Value, DetectedType: o.Type}
+	for _, r := range o.Resources {
+		res := api.Result{Resource: r.Resource, Label: r.Label}
+		if r.After != nil {
+			res.Count = *r.After
+		}
+		it.Resources = append(it.Resources, Resource{Result: res})
+		if r.After != nil {
+			resp.Results = append(resp.Results, res)
+		}
+	}
+	if o.Error != nil {
+		it.Note = o.Error.Message
+		it.in = &report.Indicator{Value: o.Value, Type: o.Type, Err: errors.New(o.Error.Message)}
+	} else {
+		it.in = &report.Indicator{Value: o.Value, Type: o.Type, Resp: resp}
+	}
+	return newItem(it)
+}
+
+// newItem sets what the filter looks in: the value, type, status and
+// the resources matched.
+func newItem(it Item) Item {
+	var b strings.Builder
+	b.WriteString(it.Value + " " + it.Type + " " + it.Status)
+	for _, r := range it.Resources {
+		b.WriteString(" " + r.Name())
+	}
+	it.key = strings.ToLower(b.String())
+	return it
+}

@@ -1,0 +1,325 @@
+package browse
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea/v2"
+)
+
+// Options are what the browser needs from its command.
+type Options struct {
+	// Color allows colour (NO_COLOR, --color never turn it off).
+	Color bool
+	// Open opens a detail URL in the browser and says what it did.
+	Open func(url string) string
+	// Export writes items to the file name; the format follows the
+	// name. It says what it wrote.
+	Export func(name string, items []Item) (string, error)
+}
+
+type mode int
+
+const (
+	listMode mode = iota
+	detailMode
+	helpMode
+)
+
+// editing is what the bottom line's input is for.
+type editing int
+
+const (
+	notEditing editing = iota
+	editFilter
+	editExport
+)
+
+// defaultExport is the name the export prompt offers.
+const defaultExport = "tilookup-marked.md"
+
+// Model is the browser's state. Its zero size is 80x24 until the
+// terminal says otherwise.
+type Model struct {
+	doc  *Document
+	opts Options
+
+	width, height int
+	mode, back    mode // back: where help returns
+
+	visible []int // indexes of doc.Items that pass the filter
+	cursor  int   // in visible
+	top     int   // first visible row on screen
+	filter  string
+
+	editing editing
+	input   string
+
+	marked  []bool
+	nmarked int
+
+	res    int // detail: the selected resource
+	scroll int // detail: the first line of the preview shown
+
+	status string // the last action's message, on the bottom line
+	// Interrupted says the browser was left with Ctrl-C.
+	Interrupted bool
+}
+
+// New is the browser over doc.
+func New(doc *Document, opts Options) *Model {
+	m := &Model{doc: doc, opts: opts, width: 80, height: 24, marked: make([]bool, len(doc.Items))}
+	m.refilter()
+	return m
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// statusMsg is an action's outcome, shown on the bottom line.
+type statusMsg string
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
+		m.follow()
+	case statusMsg:
+		m.status = string(msg)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s == "ctrl+c" {
+		m.Interrupted = true
+		return tea.Quit
+	}
+	if m.editing != notEditing {
+		m.edit(k)
+		return nil
+	}
+	m.status = ""
+	if m.mode == helpMode {
+		if s == "q" {
+			return tea.Quit
+		}
+		m.mode = m.back
+		return nil
+	}
+	switch s {
+	case "q":
+		return tea.Quit
+	case "?":
+		m.back, m.mode = m.mode, helpMode
+	case "space":
+		m.toggleMark()
+	case "y":
+		if it := m.selected(); it != nil {
+			m.status = "copied " + clean(it.Value)
+			return tea.SetClipboard(it.Value)
+		}
+	case "o":
+		return m.open()
+	case "e":
+		m.editing, m.input = editExport, defaultExport
+	default:
+		if m.mode == detailMode {
+			m.detailKey(s)
+		} else {
+			m.listKey(s)
+		}
+	}
+	return nil
+}
+
+func (m *Model) listKey(s string) {
+	switch s {
+	case "up", "k":
+		m.move(-1)
+	case "down", "j":
+		m.move(1)
+	case "pgup", "ctrl+b":
+		m.move(-m.rows())
+	case "pgdown", "ctrl+f":
+		m.move(m.rows())
+	case "home", "g":
+		m.move(-len(m.visible))
+	case "end", "G":
+		m.move(len(m.visible))
+	case "/":
+		m.editing, m.input = editFilter, m.filter
+	case "esc":
+		m.setFilter("")
+	case "enter":
+		if m.selected() != nil {
+			m.mode, m.res, m.scroll = detailMode, 0, 0
+		}
+	}
+}
+
+func (m *Model) detailKey(s string) {
+	it := m.selected()
+	switch s {
+	case "esc", "backspace", "left", "h":
+		m.mode = listMode
+	case "up", "k":
+		m.res, m.scroll = max(m.res-1, 0), 0
+	case "down", "j":
+		m.res, m.scroll = max(min(m.res+1, len(it.Resources)-1), 0), 0
+	case "pgdown", "ctrl+f", "J":
+		m.scroll++
+	case "pgup", "ctrl+b", "K":
+		m.scroll = max(m.scroll-1, 0)
+	}
+}
+
+// edit is a key typed into the bottom line's input.
+func (m *Model) edit(k tea.KeyPressMsg) {
+	switch k.String() {
+	case "enter":
+		what := m.editing
+		m.editing = notEditing
+		if what == editExport {
+			m.export(strings.TrimSpace(m.input))
+		}
+		return
+	case "esc":
+		if m.editing == editFilter {
+			m.setFilter("")
+		}
+		m.editing = notEditing
+		return
+	case "backspace":
+		r := []rune(m.input)
+		if len(r) > 0 {
+			m.input = string(r[:len(r)-1])
+		}
+	case "ctrl+u":
+		m.input = ""
+	default:
+		if k.Text == "" {
+			return
+		}
+		m.input += k.Text
+	}
+	if m.editing == editFilter {
+		m.setFilter(m.input) // as typed
+	}
+}
+
+func (m *Model) setFilter(f string) {
+	if f == m.filter {
+		return
+	}
+	m.filter = f
+	m.refilter()
+}
+
+// refilter lists the items whose value, type, status or resources hold
+// the filter, keeping the selected item under the cursor when it passes.
+func (m *Model) refilter() {
+	prev := -1
+	if m.cursor < len(m.visible) {
+		prev = m.visible[m.cursor]
+	}
+	f := strings.ToLower(m.filter)
+	m.visible = m.visible[:0]
+	m.cursor = 0
+	for i := range m.doc.Items {
+		if f == "" || strings.Contains(m.doc.Items[i].key, f) {
+			if i == prev {
+				m.cursor = len(m.visible)
+			}
+			m.visible = append(m.visible, i)
+		}
+	}
+	m.follow()
+}
+
+func (m *Model) move(n int) {
+	m.cursor = max(min(m.cursor+n, len(m.visible)-1), 0)
+	m.follow()
+}
+
+// follow scrolls the list so that the cursor is on screen.
+func (m *Model) follow() {
+	rows := m.rows()
+	if m.cursor < m.top {
+		m.top = m.cursor
+	}
+	if m.cursor >= m.top+rows {
+		m.top = m.cursor - rows + 1
+	}
+	m.top = max(min(m.top, len(m.visible)-rows), 0)
+}
+
+// rows is how many list rows fit: the screen less the two header lines
+// and the bottom line.
+func (m *Model) rows() int { return max(m.height-3, 1) }
+
+// selected is the item under the cursor, or nil when none passes.
+func (m *Model) selected() *Item {
+	if m.cursor >= len(m.visible) {
+		return nil
+	}
+	return &m.doc.Items[m.visible[m.cursor]]
+}
+
+func (m *Model) toggleMark() {
+	if m.cursor >= len(m.visible) {
+		return
+	}
+	i := m.visible[m.cursor]
+	m.marked[i] = !m.marked[i]
+	if m.marked[i] {
+		m.nmarked++
+	} else {
+		m.nmarked--
+	}
+	if m.mode == listMode {
+		m.move(1)
+	}
+}
+
+// open opens the detail URL of the selected resource (in the list, the
+// item's first).
+func (m *Model) open() tea.Cmd {
+	it := m.selected()
+	if it == nil || len(it.Resources) == 0 {
+		m.status = "no detail URL here"
+		return nil
+	}
+	u := it.Resources[0].DetailURL
+	if m.mode == detailMode {
+		u = it.Resources[min(m.res, len(it.Resources)-1)].DetailURL
+	}
+	if u == "" || m.opts.Open == nil {
+		m.status = "no detail URL here"
+		return nil
+	}
+	open := m.opts.Open
+	return func() tea.Msg { return statusMsg(open(u)) }
+}
+
+// export writes the marked items, or all of them when none is marked.
+func (m *Model) export(name string) {
+	if name == "" || m.opts.Export == nil {
+		return
+	}
+	var items []Item
+	for i, it := range m.doc.Items {
+		if m.marked[i] || m.nmarked == 0 {
+			items = append(items, it)
+		}
+	}
+	msg, err := m.opts.Export(name, items)
+	if err != nil {
+		m.status = "export: " + err.Error()
+		return
+	}
+	m.status = msg
+}

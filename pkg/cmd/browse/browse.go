@@ -1,0 +1,87 @@
+// Package browse is `tilookup browse`: a full-screen browser of a search,
+// triage, pivot or watch document, in the terminal.
+package browse
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/browse"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/sanitize"
+)
+
+// Options is what browse needs to run.
+type Options struct {
+	IO   *iostreams.IOStreams
+	File string // "-" for stdin
+}
+
+// NewCmd is `tilookup browse`. runF replaces the run in tests.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{}
+	cmd := &cobra.Command{
+		Use:   "browse [FILE]",
+		Short: "Explore a search, triage, pivot or watch result in the terminal",
+		Long: `Browse shows a document written by search -o json|ndjson, triage -o json,
+pivot -o json or watch -o json full-screen: the indicators (status, type,
+resources matched), filterable with /; enter opens one on its matches and
+their preview records, o opens a match's detail URL in the browser, y copies
+the value (OSC 52), space marks, e writes the marked (or all) to a .md,
+.stix.json or .misp.json file, ? lists the keys, q quits. With no FILE (or
+-), the document is read from stdin and the keys from the terminal.
+It needs a terminal: without one it is a usage error (exit 2).`,
+		Example: `  tilookup triage -o json report.txt | tilookup browse -
+  tilookup pivot -o json 44d88612fea8a8f36de82e1278abb02f > graph.json && tilookup browse graph.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.IO = f.IO
+			opts.File = "-"
+			if len(args) == 1 {
+				opts.File = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	stdinIsDoc := opts.File == "-"
+	if !browse.HasTerminal(opts.IO.IsStdoutTTY(), opts.IO.IsStdinTTY() && !stdinIsDoc) {
+		return browse.NoTerminal("browse")
+	}
+	if stdinIsDoc && opts.IO.IsStdinTTY() {
+		return cmdutil.UsageError("browse reads a document: name a FILE, or pipe one in (tilookup triage -o json report.html | tilookup browse -)")
+	}
+	doc, err := load(opts)
+	if err != nil {
+		return err
+	}
+	return browse.Run(ctx, doc, browse.OptionsFor(opts.IO, doc.Title), os.Stdout)
+}
+
+func load(opts *Options) (*browse.Document, error) {
+	var in io.Reader = opts.IO.In
+	name := "stdin"
+	if opts.File != "-" {
+		f, err := cmdutil.OpenInput(opts.File)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in, name = f, opts.File
+	}
+	doc, err := browse.Load(in, name)
+	if err != nil {
+		return nil, cmdutil.UsageError("%s", sanitize.Line(err.Error()))
+	}
+	return doc, nil
+}
