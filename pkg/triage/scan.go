@@ -12,6 +12,9 @@ type Found struct {
 	// Skip says why the value is not looked up (Skipper.Reason), "" when
 	// it is.
 	Skip string
+	// Warninglists names the CIDR warning lists whose ranges hold a
+	// value that is looked up (Verdict.Warninglists).
+	Warninglists []string
 }
 
 // ScanOptions say what Scan reports. The zero value is triage's reading
@@ -36,6 +39,7 @@ func Scan(text io.Reader, opts ScanOptions, yield func(Found) error) error {
 	// not ask it.
 	eo := ioc.ExtractOptions{Types: opts.Types, URLHosts: !opts.TextOnly}
 	return ioc.Extract(text, eo, func(ind ioc.Indicator) error {
-		return yield(Found{Indicator: ind, Skip: opts.Skip.Reason(ind.Value, ind.Type)})
+		v := opts.Skip.Judge(ind.Value, ind.Type)
+		return yield(Found{Indicator: ind, Skip: v.Skip, Warninglists: v.Warninglists})
 	})
 }

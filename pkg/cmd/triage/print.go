@@ -85,12 +85,15 @@ func (w *documentWriter) Close(sum report.Summary, skipped *skipList) error {
 // The JSON objects of a triage.
 type (
 	indicatorJSON struct {
-		Value   string          `json:"value"`
-		Type    string          `json:"type"`
-		FromURL string          `json:"from_url,omitempty"`
-		Status  report.Status   `json:"status"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   *errorJSON      `json:"error,omitempty"`
+		Value   string `json:"value"`
+		Type    string `json:"type"`
+		FromURL string `json:"from_url,omitempty"`
+		// Warninglists: the CIDR warning lists whose ranges hold the
+		// value (looked up all the same).
+		Warninglists []string        `json:"warninglists,omitempty"`
+		Status       report.Status   `json:"status"`
+		Result       json.RawMessage `json:"result,omitempty"`
+		Error        *errorJSON      `json:"error,omitempty"`
 	}
 	errorJSON struct {
 		Status  int    `json:"status,omitempty"`
@@ -119,11 +122,13 @@ type (
 		// URLHosts counts the values taken from a URL's host (in the
 		// counts above too).
 		URLHosts int `json:"url_hosts"`
+		// SkippedByReason counts the skipped values by reason.
+		SkippedByReason map[string]int `json:"skipped_by_reason"`
 	}
 )
 
 func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
-	j := indicatorJSON{Value: ind.Value, Type: ind.Type, FromURL: ind.FromURL, Status: ind.Status()}
+	j := indicatorJSON{Value: ind.Value, Type: ind.Type, FromURL: ind.FromURL, Warninglists: ind.Warninglists, Status: ind.Status()}
 	if ind.Err != nil {
 		j.Error = &errorJSON{Status: httpStatus(ind.Err), Kind: string(failure.KindOf(ind.Err)), Message: ind.Err.Error()}
 		return j, nil
@@ -148,8 +153,12 @@ func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
 }
 
 func newSummaryJSON(s report.Summary) summaryJSON {
+	if s.SkippedByReason == nil {
+		s.SkippedByReason = map[string]int{} // {} rather than null: a script reads it whatever ran
+	}
 	return summaryJSON{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch,
-		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted, URLHosts: s.URLHosts}
+		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted, URLHosts: s.URLHosts,
+		SkippedByReason: s.SkippedByReason}
 }
 
 func httpStatus(err error) int {

@@ -94,7 +94,7 @@ func (l *skipList) Each(fn func(report.Skipped) error) error {
 }
 
 // Count adds the values skipped so far to sum (Skipped, ByType,
-// URLHosts) without reading them back.
+// SkippedByReason, URLHosts) without reading them back.
 func (l *skipList) Count(sum *report.Summary) {
 	if l == nil {
 		return
@@ -105,8 +105,12 @@ func (l *skipList) Count(sum *report.Summary) {
 	for _, r := range l.recs {
 		byKind[r.kind]++
 	}
+	if sum.SkippedByReason == nil {
+		sum.SkippedByReason = map[string]int{}
+	}
 	for k, n := range byKind {
 		sum.ByType[l.kinds[k].typ] += n
+		sum.SkippedByReason[l.kinds[k].reason] += n
 	}
 	sum.Skipped += len(l.recs)
 	sum.URLHosts += l.urlHost

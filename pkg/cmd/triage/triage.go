@@ -193,7 +193,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	src := newSource(in, skipper)
 	defer src.stop()
-	s := &sink{w: w}
+	s := &sink{w: w, skip: skipper}
 	if opts.IO.ProgressAllowed(true) {
 		// Nothing shows on stdout before the end in most formats.
 		s.bar = newProgress(opts.IO.ErrOut)
@@ -253,6 +253,7 @@ func reportTitle(files []string) string {
 // sink takes the answers in input order and counts them.
 type sink struct {
 	w     writer
+	skip  *triage.Skipper // to mark the values on CIDR warning lists
 	bar   *progress
 	tally failure.Tally
 	sum   report.Summary
@@ -260,6 +261,10 @@ type sink struct {
 
 func (s *sink) Add(r lookup.Result) error {
 	ind := indicatorOf(r)
+	// The scan judged the value already; judging it again here is a few
+	// lookups, where carrying the marks through the run would cost every
+	// value a field.
+	ind.Warninglists = s.skip.Judge(ind.Value, r.Item.Type).Warninglists
 	s.tally.Add(r.Err, ind.Status() == report.Matched)
 	s.count(ind)
 	s.bar.add()
