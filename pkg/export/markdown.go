@@ -156,12 +156,15 @@ func (m *mdWriter) list(r *report.Report, title string, status report.Status, re
 }
 
 func (m *mdWriter) skipped(r *report.Report) {
-	if len(r.Skipped) == 0 {
+	if len(r.Skipped) == 0 && r.SkippedOmitted == 0 {
 		return
 	}
 	m.printf("\n## Skipped\n\n")
 	for _, s := range r.Skipped {
 		m.item(m.indicator(s.Value, s.Type, false), m.typeText(s.Type, s.FromURL), s.Reason)
+	}
+	if r.SkippedOmitted > 0 {
+		m.printf("- … %s more skipped, not listed here\n", mdText(fmt.Sprint(r.SkippedOmitted), false))
 	}
 }
 

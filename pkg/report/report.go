@@ -66,6 +66,9 @@ type Report struct {
 	Time       time.Time // when the lookups were made (STIX valid_from)
 	Indicators []Indicator
 	Skipped    []Skipped
+	// SkippedOmitted counts the skipped values left out of Skipped: a
+	// run keeps the first ones to list and counts the rest.
+	SkippedOmitted int
 	// Interrupted says the run was stopped (Ctrl-C) before every value
 	// was looked up: the report is the complete prefix.
 	Interrupted bool
@@ -78,6 +81,9 @@ type Summary struct {
 	// SkippedByReason counts the skipped values by reason; its counts
 	// add up to Skipped.
 	SkippedByReason map[string]int
+	// SkippedOmitted counts the skipped values that no list names (in
+	// Skipped too).
+	SkippedOmitted int
 	// URLHosts counts the values taken from a URL's host (looked up or
 	// skipped); they are in the counts above too.
 	URLHosts int
@@ -85,9 +91,11 @@ type Summary struct {
 	Interrupted bool
 }
 
-// Summarize counts r.
+// Summarize counts r. SkippedByReason counts the values listed in
+// r.Skipped only; a run that omitted some counts them itself.
 func (r *Report) Summarize() Summary {
-	s := Summary{Total: len(r.Indicators), Skipped: len(r.Skipped), ByType: map[string]int{}, SkippedByReason: map[string]int{}}
+	s := Summary{Total: len(r.Indicators), Skipped: len(r.Skipped) + r.SkippedOmitted, SkippedOmitted: r.SkippedOmitted,
+		ByType: map[string]int{}, SkippedByReason: map[string]int{}}
 	for _, sk := range r.Skipped {
 		s.SkippedByReason[sk.Reason]++
 		if sk.FromURL != "" {

@@ -114,6 +114,9 @@ func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped b
 			rs = append(rs, row{s.Value, s.Type, s.Reason, s.FromURL})
 		}
 		t.section("Skipped", rs)
+		if sum.SkippedOmitted > 0 {
+			t.b.WriteString("  … " + omittedLine(sum.SkippedOmitted) + "\n")
+		}
 	default:
 		fmt.Fprintf(&t.b, "\n%d skipped before any lookup (--show-skipped lists them with the reasons)\n", sum.Skipped)
 	}
