@@ -46,7 +46,9 @@ func (s *Skipper) Reason(value string, t ioc.Type) string { return s.Judge(value
 // that triage, pivot, enrich and the MCP server share. A URL or an e-mail
 // address is judged by its host as well as by its whole value.
 func (s *Skipper) Judge(value string, t ioc.Type) Verdict {
-	if t == ioc.CIDR {
+	info, known := ioc.Info(t)
+	if known && info.Strategy == "none" {
+		// A type the service has no search for: an address block.
 		// Neither the block nor its network address is a value a
 		// service matches exactly; sending the address would answer a
 		// question the report did not ask.
@@ -102,7 +104,7 @@ func candidates(value string, t ioc.Type) []candidate {
 
 func newCandidate(v string, t ioc.Type) candidate {
 	c := candidate{value: strings.ToLower(v), typ: t}
-	if t == ioc.IPv4 || t == ioc.IPv6 {
+	if info, _ := ioc.Info(t); info.Family == "address" {
 		if a, err := netip.ParseAddr(strings.Trim(v, "[]")); err == nil {
 			c.addr = a.Unmap()
 		}

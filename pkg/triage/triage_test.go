@@ -309,3 +309,15 @@ Call us: sales@vendor.example</header>
 		}
 	}
 }
+
+// The type table says which types are never searched: those are skipped
+// even with --no-skip (a nil Skipper), and only those.
+func TestUnsearchedTypesAreSkipped(t *testing.T) {
+	var none *Skipper
+	for _, r := range ioc.Types() {
+		got := none.Reason(r.Example, r.Type)
+		if (r.Strategy == "none") != (got == CIDRReason) {
+			t.Errorf("%s (strategy %s): %q", r.Type, r.Strategy, got)
+		}
+	}
+}
