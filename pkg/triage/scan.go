@@ -38,8 +38,19 @@ func Scan(text io.Reader, opts ScanOptions, yield func(Found) error) error {
 	// question an analyst asks of a C2 URL, and an exact-URL search does
 	// not ask it.
 	eo := ioc.ExtractOptions{Types: opts.Types, URLHosts: !opts.TextOnly}
-	return ioc.Extract(text, eo, func(ind ioc.Indicator) error {
+	judged := func(ind ioc.Indicator) Found {
 		v := opts.Skip.Judge(ind.Value, ind.Type)
-		return yield(Found{Indicator: ind, Skip: v.Skip, Warninglists: v.Warninglists})
-	})
+		return Found{Indicator: ind, Skip: v.Skip, Warninglists: v.Warninglists}
+	}
+	if opts.TextOnly {
+		// extract lists what the text holds, twins and all.
+		return ioc.Extract(text, eo, func(ind ioc.Indicator) error { return yield(judged(ind)) })
+	}
+	// A schemeless URL and the same URL with its scheme are one lookup
+	// (twins; pkg/ioc/RULES.md).
+	tw := &twins{yield: yield}
+	if err := ioc.Extract(text, eo, func(ind ioc.Indicator) error { return tw.add(judged(ind)) }); err != nil {
+		return err
+	}
+	return tw.flush()
 }

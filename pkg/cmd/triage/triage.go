@@ -139,7 +139,7 @@ the report of what finished.`,
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
-	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, fmt.Sprintf("table: list the skipped values with their reasons (the first %d; the rest are counted)", skipSample))
+	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, fmt.Sprintf("table: list the first %d skipped, with reasons", skipSample))
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
