@@ -114,13 +114,23 @@ func (m *mdWriter) matches(r *report.Report) {
 		value := m.indicator(in.Value, typeOf(in), true)
 		for _, res := range in.Resp.Results {
 			label := res.Name()
-			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(report.TypeLabel(typeOf(in), in.FromURL), true),
+			m.printf("| %s | %s | %s | %s | %s |\n", value, mdText(matchType(in), true),
 				mdLink(mdText(label, true), res.DetailURL), mdText(res.Group, true), mdText(res.Count.String(), true))
 		}
 		if more := moreResults(in); more > 0 {
 			m.printf("| %s | %s | … %d more resources (-o json has them all) | | |\n", value, mdText(typeOf(in), true), more)
 		}
 	}
+}
+
+// matchType is the Type cell of a match: the type, with the mark of the
+// CIDR warning lists that hold the value.
+func matchType(in report.Indicator) string {
+	t := report.TypeLabel(typeOf(in), in.FromURL)
+	if mark := report.WarnMark(in.Warninglists); mark != "" {
+		t += " (" + mark + ")"
+	}
+	return t
 }
 
 // list is one section of values with the same status, each with an
@@ -135,17 +145,26 @@ func (m *mdWriter) list(r *report.Report, title string, status report.Status, re
 			m.printf("\n## %s\n\n", title)
 			header = true
 		}
-		m.item(m.indicator(in.Value, typeOf(in), false), m.typeText(typeOf(in), in.FromURL), reason(in))
+		why := reason(in)
+		if mark := report.WarnMark(in.Warninglists); mark != "" && why != "" {
+			why += "; " + mark
+		} else if mark != "" {
+			why = mark
+		}
+		m.item(m.indicator(in.Value, typeOf(in), false), m.typeText(typeOf(in), in.FromURL), why)
 	}
 }
 
 func (m *mdWriter) skipped(r *report.Report) {
-	if len(r.Skipped) == 0 {
+	if len(r.Skipped) == 0 && r.SkippedOmitted == 0 {
 		return
 	}
 	m.printf("\n## Skipped\n\n")
 	for _, s := range r.Skipped {
 		m.item(m.indicator(s.Value, s.Type, false), m.typeText(s.Type, s.FromURL), s.Reason)
+	}
+	if r.SkippedOmitted > 0 {
+		m.printf("- … %s more skipped, not listed here\n", mdText(fmt.Sprint(r.SkippedOmitted), false))
 	}
 }
 

@@ -40,6 +40,7 @@ type triageIndicator struct {
 	Matches           []match    `json:"matches,omitempty" jsonschema:"the matching resources; search the value for more preview records"`
 	MatchesOmitted    int        `json:"matches_omitted,omitempty" jsonschema:"matching resources left out to fit the budget"`
 	FromURL           string     `json:"from_url,omitempty" jsonschema:"the URL in the text whose host this value is"`
+	Warninglists      []string   `json:"warninglists,omitempty" jsonschema:"the MISP warning lists of address ranges (hosting, cloud, VPN) that hold this value: looked up all the same, since attackers rent such addresses"`
 }
 
 type skippedValue struct {
@@ -79,6 +80,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	// The CLI's triage reads a report the same way (triage.Scan): each
 	// URL's host is looked up too, and the same noise is skipped.
 	var values, fromURLs []string
+	var marks [][]string
 	var skipped []skippedValue
 	found := 0
 	err = triage.Scan(triage.Open(strings.NewReader(in.Text), "", format, nil), triage.ScanOptions{Skip: skipper}, func(f triage.Found) error {
@@ -89,6 +91,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 		}
 		values = append(values, f.Value)
 		fromURLs = append(fromURLs, f.FromURL)
+		marks = append(marks, f.Warninglists)
 		return nil
 	})
 	if err != nil {
@@ -99,7 +102,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	}
 	notLooked := notLookedUp(values)
 	if len(values) > maxTriage {
-		values, fromURLs = values[:maxTriage], fromURLs[:maxTriage]
+		values, fromURLs, marks = values[:maxTriage], fromURLs[:maxTriage], marks[:maxTriage]
 	}
 	var results []looked
 	if len(values) > 0 {
@@ -109,10 +112,14 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 	}
 	// lookupAll answers in input order.
 	fromURL := map[string]string{}
+	onLists := map[string][]string{}
 	for i := range results {
 		results[i].fromURL = fromURLs[i]
 		if fromURLs[i] != "" {
 			fromURL[clean(results[i].Item.Input, maxString)] = clean(fromURLs[i], maxString)
+		}
+		if len(marks[i]) > 0 {
+			onLists[clean(results[i].Item.Input, maxString)] = marks[i]
 		}
 	}
 	rows := 0
@@ -128,7 +135,7 @@ func (t *tools) triage(ctx context.Context, _ *sdk.CallToolRequest, in triageInp
 		for _, v := range got.Values {
 			out.Indicators = append(out.Indicators, triageIndicator{Value: v.Query, Type: v.Type, Status: v.Status, DetectedType: v.DetectedType,
 				UnsupportedReason: v.UnsupportedReason, Error: v.Error, ResourcesMatched: v.ResourcesMatched, Matches: v.Matches, MatchesOmitted: v.MatchesOmitted,
-				FromURL: fromURL[v.Input]})
+				FromURL: fromURL[v.Input], Warninglists: onLists[v.Input]})
 		}
 		return out
 	})

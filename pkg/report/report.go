@@ -6,6 +6,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -31,6 +32,9 @@ type Indicator struct {
 	// FromURL is the URL whose host this value is, when triage took it
 	// from that URL rather than from the text itself.
 	FromURL string
+	// Warninglists names the CIDR warning lists (hosting, cloud, VPN
+	// ranges) that hold the value: looked up all the same, and marked.
+	Warninglists []string
 }
 
 // Status classifies the indicator.
@@ -62,6 +66,9 @@ type Report struct {
 	Time       time.Time // when the lookups were made (STIX valid_from)
 	Indicators []Indicator
 	Skipped    []Skipped
+	// SkippedOmitted counts the skipped values left out of Skipped: a
+	// run keeps the first ones to list and counts the rest.
+	SkippedOmitted int
 	// Interrupted says the run was stopped (Ctrl-C) before every value
 	// was looked up: the report is the complete prefix.
 	Interrupted bool
@@ -71,6 +78,12 @@ type Report struct {
 type Summary struct {
 	Total, Matched, NoMatch, Unsupported, Failed, Skipped int
 	ByType                                                map[string]int
+	// SkippedByReason counts the skipped values by reason; its counts
+	// add up to Skipped.
+	SkippedByReason map[string]int
+	// SkippedOmitted counts the skipped values that no list names (in
+	// Skipped too).
+	SkippedOmitted int
 	// URLHosts counts the values taken from a URL's host (looked up or
 	// skipped); they are in the counts above too.
 	URLHosts int
@@ -78,10 +91,13 @@ type Summary struct {
 	Interrupted bool
 }
 
-// Summarize counts r.
+// Summarize counts r. SkippedByReason counts the values listed in
+// r.Skipped only; a run that omitted some counts them itself.
 func (r *Report) Summarize() Summary {
-	s := Summary{Total: len(r.Indicators), Skipped: len(r.Skipped), ByType: map[string]int{}}
+	s := Summary{Total: len(r.Indicators), Skipped: len(r.Skipped) + r.SkippedOmitted, SkippedOmitted: r.SkippedOmitted,
+		ByType: map[string]int{}, SkippedByReason: map[string]int{}}
 	for _, sk := range r.Skipped {
+		s.SkippedByReason[sk.Reason]++
 		if sk.FromURL != "" {
 			s.URLHosts++
 		}
@@ -116,6 +132,15 @@ func TypeLabel(typ, fromURL string) string {
 		return typ
 	}
 	return typ + " (URL host)"
+}
+
+// WarnMark is the short mark of a value on CIDR warning lists, as the
+// table and Markdown show it: "warninglist: NAME, NAME"; "" for none.
+func WarnMark(lists []string) string {
+	if len(lists) == 0 {
+		return ""
+	}
+	return "warninglist: " + strings.Join(lists, ", ")
 }
 
 // Kind is the failure kind of a failed indicator, for error objects.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,7 +124,9 @@ func (a *Allowlist) match(c candidate) string {
 // Warninglists are MISP warning lists (github.com/MISP/misp-warninglists):
 // lists of well-known values (public resolvers, cloud ranges, top sites,
 // sinkholes) that make false positives. Lists of type string, cidr,
-// hostname and substring are used; regex lists are not.
+// hostname and substring are used; regex lists are not. A value on a
+// string, hostname or substring list is skipped; an address in the ranges
+// of a cidr list is looked up and marked with the list's name.
 type Warninglists struct {
 	lists   []warninglist
 	exact   map[string][]int // value -> lists
@@ -266,6 +269,9 @@ func (w *Warninglists) Ignored() []string {
 	return w.ignored
 }
 
+// match is the first list (in load order) of type string, hostname or
+// substring that holds c, as a skip reason; "" when none does. CIDR lists
+// mark (ranges), never skip.
 func (w *Warninglists) match(c candidate) string {
 	if w == nil {
 		return ""
@@ -279,9 +285,6 @@ func (w *Warninglists) match(c candidate) string {
 		}
 	}
 	take(w.exact[c.value])
-	if c.addr.IsValid() {
-		w.cidrs.find(c.addr, func(i int) bool { take(w.cidrOf[i]); return false })
-	}
 	if c.typ == ioc.Domain {
 		domainSuffixes(c.value, func(d string) bool { take(w.hosts[d]); return false })
 	}
@@ -294,6 +297,35 @@ func (w *Warninglists) match(c candidate) string {
 		return ""
 	}
 	return "warninglist: " + w.lists[best].name
+}
+
+// ranges adds to marks the CIDR lists whose ranges hold c's address.
+func (w *Warninglists) ranges(c candidate, marks []int) []int {
+	if w == nil || !c.addr.IsValid() {
+		return marks
+	}
+	w.cidrs.find(c.addr, func(i int) bool {
+		for _, l := range w.cidrOf[i] {
+			if w.lists[l].types.has(c.typ) && !slices.Contains(marks, l) {
+				marks = append(marks, l)
+			}
+		}
+		return false
+	})
+	return marks
+}
+
+// names are the names of lists, in load order; nil for none.
+func (w *Warninglists) names(lists []int) []string {
+	if len(lists) == 0 {
+		return nil
+	}
+	slices.Sort(lists)
+	out := make([]string, len(lists))
+	for i, l := range lists {
+		out[i] = w.lists[l].name
+	}
+	return out
 }
 
 func (t typeSet) has(x ioc.Type) bool { return t == nil || t[x] }

@@ -12,6 +12,9 @@ type Found struct {
 	// Skip says why the value is not looked up (Skipper.Reason), "" when
 	// it is.
 	Skip string
+	// Warninglists names the CIDR warning lists whose ranges hold a
+	// value that is looked up (Verdict.Warninglists).
+	Warninglists []string
 }
 
 // ScanOptions say what Scan reports. The zero value is triage's reading
@@ -35,7 +38,19 @@ func Scan(text io.Reader, opts ScanOptions, yield func(Found) error) error {
 	// question an analyst asks of a C2 URL, and an exact-URL search does
 	// not ask it.
 	eo := ioc.ExtractOptions{Types: opts.Types, URLHosts: !opts.TextOnly}
-	return ioc.Extract(text, eo, func(ind ioc.Indicator) error {
-		return yield(Found{Indicator: ind, Skip: opts.Skip.Reason(ind.Value, ind.Type)})
-	})
+	judged := func(ind ioc.Indicator) Found {
+		v := opts.Skip.Judge(ind.Value, ind.Type)
+		return Found{Indicator: ind, Skip: v.Skip, Warninglists: v.Warninglists}
+	}
+	if opts.TextOnly {
+		// extract lists what the text holds, twins and all.
+		return ioc.Extract(text, eo, func(ind ioc.Indicator) error { return yield(judged(ind)) })
+	}
+	// A schemeless URL and the same URL with its scheme are one lookup
+	// (twins; pkg/ioc/RULES.md).
+	tw := &twins{yield: yield}
+	if err := ioc.Extract(text, eo, func(ind ioc.Indicator) error { return tw.add(judged(ind)) }); err != nil {
+		return err
+	}
+	return tw.flush()
 }

@@ -97,3 +97,33 @@ func TestScanNUL(t *testing.T) {
 		t.Errorf("a terminal log: %q, want %q", got, want)
 	}
 }
+
+// A schemeless URL and the same URL with its scheme are looked up once,
+// with the scheme the text gave; whichever comes first, the schemeless one
+// is listed as skipped, the same as its twin. A schemeless URL with no
+// twin is looked up as it is: no scheme is invented.
+func TestScanSchemelessTwin(t *testing.T) {
+	for _, text := range []string{
+		"paste pastebin.com/raw/w6BVFFWQ, then https://pastebin.com/raw/w6BVFFWQ and evil.example/x\n",
+		"paste https://pastebin.com/raw/w6BVFFWQ, then pastebin.com/raw/w6BVFFWQ and evil.example/x\n",
+	} {
+		looked, skipped := map[string]bool{}, map[string]string{}
+		err := Scan(strings.NewReader(text), ScanOptions{Skip: &Skipper{Noise: true}}, func(f Found) error {
+			if f.Skip != "" {
+				skipped[f.Value] = f.Skip
+			} else {
+				looked[f.Value] = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !looked["https://pastebin.com/raw/w6BVFFWQ"] || looked["pastebin.com/raw/w6BVFFWQ"] || !looked["evil.example/x"] {
+			t.Errorf("%q: looked up %v", text, looked)
+		}
+		if got := skipped["pastebin.com/raw/w6BVFFWQ"]; got != "same as https://pastebin.com/raw/w6BVFFWQ" {
+			t.Errorf("%q: schemeless twin %q", text, got)
+		}
+	}
+}

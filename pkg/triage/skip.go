@@ -27,26 +27,45 @@ type Skipper struct {
 	Warn  *Warninglists
 }
 
+// Verdict is what the skip rules make of one indicator.
+type Verdict struct {
+	// Skip says why the value is not looked up, "" when it is.
+	Skip string
+	// Warninglists names the CIDR warning lists (hosting, cloud, VPN
+	// ranges) whose ranges hold the value or its host, in load order,
+	// when it is looked up: attackers rent exactly such addresses, so a
+	// range marks a value and never skips it.
+	Warninglists []string
+}
+
 // Reason says why value (of type t, as extract typed it) is skipped, or ""
-// when it should be looked up. A URL or an e-mail address is judged by its
-// host as well as by its whole value.
-func (s *Skipper) Reason(value string, t ioc.Type) string {
-	if t == ioc.CIDR {
+// when it should be looked up: Judge's Skip.
+func (s *Skipper) Reason(value string, t ioc.Type) string { return s.Judge(value, t).Skip }
+
+// Judge is the one decision on value (of type t, as extract typed it)
+// that triage, pivot, enrich and the MCP server share. A URL or an e-mail
+// address is judged by its host as well as by its whole value.
+func (s *Skipper) Judge(value string, t ioc.Type) Verdict {
+	info, known := ioc.Info(t)
+	if known && info.Strategy == "none" {
+		// A type the service has no search for: an address block.
 		// Neither the block nor its network address is a value a
 		// service matches exactly; sending the address would answer a
 		// question the report did not ask.
-		return CIDRReason
+		return Verdict{Skip: CIDRReason}
 	}
 	if s == nil {
-		return ""
+		return Verdict{}
 	}
 	bare := t != ioc.URL || bareURL(value)
+	var marks []int
 	for i, c := range candidates(value, t) {
 		if s.Noise {
 			if r := c.noise(i > 0); r != "" {
-				return r
+				return Verdict{Skip: r}
 			}
 		}
+		marks = s.Warn.ranges(c, marks)
 		if i > 0 && !bare && c.typ == ioc.Domain {
 			// A listed domain covers its bare URLs, not a URL with a
 			// path on it: a payload on a file-hosting site is still
@@ -55,13 +74,13 @@ func (s *Skipper) Reason(value string, t ioc.Type) string {
 			continue
 		}
 		if r := s.Allow.match(c); r != "" {
-			return r
+			return Verdict{Skip: r}
 		}
 		if r := s.Warn.match(c); r != "" {
-			return r
+			return Verdict{Skip: r}
 		}
 	}
-	return ""
+	return Verdict{Warninglists: s.Warn.names(marks)}
 }
 
 // CIDRReason is why an address block is skipped, even with --no-skip.
@@ -85,7 +104,7 @@ func candidates(value string, t ioc.Type) []candidate {
 
 func newCandidate(v string, t ioc.Type) candidate {
 	c := candidate{value: strings.ToLower(v), typ: t}
-	if t == ioc.IPv4 || t == ioc.IPv6 {
+	if info, _ := ioc.Info(t); info.Family == "address" {
 		if a, err := netip.ParseAddr(strings.Trim(v, "[]")); err == nil {
 			c.addr = a.Unmap()
 		}

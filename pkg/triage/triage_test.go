@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,8 +118,6 @@ func TestWarninglists(t *testing.T) {
 	}
 	s := &Skipper{Warn: w}
 	for _, c := range []struct{ value, want string }{
-		{"8.8.8.8", "warninglist: List of known IPv4 public DNS resolvers"},
-		{"2001:4860:4860::8888", "warninglist: List of known IPv4 public DNS resolvers"},
 		{"8.8.8.9", ""},
 		{"microsoft.com", "warninglist: List of known Microsoft domains"},
 		{"download.windowsupdate.com", "warninglist: List of known Microsoft domains"},
@@ -133,6 +132,24 @@ func TestWarninglists(t *testing.T) {
 	} {
 		if got := s.Reason(c.value, ioc.Detect(c.value)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.value, got, c.want)
+		}
+	}
+	// A cidr list marks what its ranges hold and skips nothing: an
+	// attacker's C2 sits in a datacenter range as often as not.
+	const dns = "List of known IPv4 public DNS resolvers"
+	for _, c := range []struct {
+		value string
+		marks []string
+	}{
+		{"8.8.8.8", []string{dns}},
+		{"2001:4860:4860::8888", []string{dns}},
+		{"http://8.8.8.8/x", []string{dns}},
+		{"8.8.8.9", nil},
+		{"microsoft.com", nil},
+	} {
+		v := s.Judge(c.value, ioc.Detect(c.value))
+		if v.Skip != "" && len(c.marks) > 0 || !slices.Equal(v.Warninglists, c.marks) {
+			t.Errorf("%s: %+v, want looked up and marked %q", c.value, v, c.marks)
 		}
 	}
 	// The lists directory itself works as well as the checkout.
@@ -289,6 +306,18 @@ Call us: sales@vendor.example</header>
 	for _, bad := range []string{"vendor.example", "198.51.100.250", "twitter.example"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("%q leaked into:\n%s", bad, got)
+		}
+	}
+}
+
+// The type table says which types are never searched: those are skipped
+// even with --no-skip (a nil Skipper), and only those.
+func TestUnsearchedTypesAreSkipped(t *testing.T) {
+	var none *Skipper
+	for _, r := range ioc.Types() {
+		got := none.Reason(r.Example, r.Type)
+		if (r.Strategy == "none") != (got == CIDRReason) {
+			t.Errorf("%s (strategy %s): %q", r.Type, r.Strategy, got)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -63,7 +64,7 @@ func (w *documentWriter) Flush() error { return nil }
 
 func (w *documentWriter) Close(sum report.Summary, skipped *skipList) error {
 	// A document read later must say that it stops short.
-	w.rep.Skipped, w.rep.Interrupted = skipped.Slice(), sum.Interrupted
+	w.rep.Skipped, w.rep.SkippedOmitted, w.rep.Interrupted = skipped.Slice(), skipped.Omitted(), sum.Interrupted
 	asJSON := w.o.Format == output.STIX || w.o.Format == output.MISP
 	err := export.Write(w.o.Out, w.o.TTY, asJSON, func(out io.Writer) error {
 		switch w.o.Format {
@@ -85,12 +86,15 @@ func (w *documentWriter) Close(sum report.Summary, skipped *skipList) error {
 // The JSON objects of a triage.
 type (
 	indicatorJSON struct {
-		Value   string          `json:"value"`
-		Type    string          `json:"type"`
-		FromURL string          `json:"from_url,omitempty"`
-		Status  report.Status   `json:"status"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   *errorJSON      `json:"error,omitempty"`
+		Value   string `json:"value"`
+		Type    string `json:"type"`
+		FromURL string `json:"from_url,omitempty"`
+		// Warninglists: the CIDR warning lists whose ranges hold the
+		// value (looked up all the same).
+		Warninglists []string        `json:"warninglists,omitempty"`
+		Status       report.Status   `json:"status"`
+		Result       json.RawMessage `json:"result,omitempty"`
+		Error        *errorJSON      `json:"error,omitempty"`
 	}
 	errorJSON struct {
 		Status  int    `json:"status,omitempty"`
@@ -119,11 +123,16 @@ type (
 		// URLHosts counts the values taken from a URL's host (in the
 		// counts above too).
 		URLHosts int `json:"url_hosts"`
+		// SkippedByReason counts the skipped values by reason.
+		SkippedByReason map[string]int `json:"skipped_by_reason"`
+		// SkippedOmitted counts the skipped values the skipped list
+		// leaves out: it names the first skipSample only.
+		SkippedOmitted int `json:"skipped_omitted,omitempty"`
 	}
 )
 
 func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
-	j := indicatorJSON{Value: ind.Value, Type: ind.Type, FromURL: ind.FromURL, Status: ind.Status()}
+	j := indicatorJSON{Value: ind.Value, Type: ind.Type, FromURL: ind.FromURL, Warninglists: ind.Warninglists, Status: ind.Status()}
 	if ind.Err != nil {
 		j.Error = &errorJSON{Status: httpStatus(ind.Err), Kind: string(failure.KindOf(ind.Err)), Message: ind.Err.Error()}
 		return j, nil
@@ -148,8 +157,12 @@ func newIndicatorJSON(ind report.Indicator) (indicatorJSON, error) {
 }
 
 func newSummaryJSON(s report.Summary) summaryJSON {
+	if s.SkippedByReason == nil {
+		s.SkippedByReason = map[string]int{} // {} rather than null: a script reads it whatever ran
+	}
 	return summaryJSON{Total: s.Counted(), Matched: s.Matched, NoMatch: s.NoMatch,
-		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted, URLHosts: s.URLHosts}
+		Unsupported: s.Unsupported, Failed: s.Failed, Skipped: s.Skipped, ByType: s.ByType, Interrupted: s.Interrupted, URLHosts: s.URLHosts,
+		SkippedByReason: s.SkippedByReason, SkippedOmitted: s.SkippedOmitted}
 }
 
 func httpStatus(err error) int {
@@ -304,13 +317,14 @@ var csvColumns = []string{"value", "type", "status", "resource", "label", "group
 	"matched_column", "matched_value", "count", "detail_url", "reason", "error", "from_url"}
 
 type csvWriter struct {
+	warn   func(string)
 	defang bool
 	w      *output.CSVWriter
 }
 
 func newCSVWriter(o output.Options, opts *Options) *csvWriter {
 	o.CSVRaw = opts.CSVRaw
-	return &csvWriter{defang: opts.Defang, w: output.NewCSVWriter(o, csvColumns)}
+	return &csvWriter{warn: opts.warn, defang: opts.Defang, w: output.NewCSVWriter(o, csvColumns)}
 }
 
 func (w *csvWriter) Add(ind report.Indicator) error {
@@ -344,14 +358,24 @@ func (w *csvWriter) row(cells ...string) error { return w.w.Write(cells) }
 
 func (w *csvWriter) Flush() error { return w.w.Flush() }
 
-func (w *csvWriter) Close(_ report.Summary, skipped *skipList) error {
+func (w *csvWriter) Close(sum report.Summary, skipped *skipList) error {
 	if err := skipped.Each(func(s report.Skipped) error {
 		v := w.indicator(s.Value, ioc.Type(s.Type))
 		return w.row(v, s.Type, "skipped", "", "", "", "", "", "", "", s.Reason, "", w.indicator(s.FromURL, ioc.URL))
 	}); err != nil {
 		return err
 	}
+	if sum.SkippedOmitted > 0 {
+		// CSV has no summary to count them in; a row that is no value
+		// would break a reader's columns. stderr says it.
+		w.warn(omittedLine(sum.SkippedOmitted))
+	}
 	return w.w.Close() // no indicator at all: the header alone
+}
+
+// omittedLine says how many skipped values a list leaves out.
+func omittedLine(n int) string {
+	return fmt.Sprintf("%s more skipped, not listed (the first %d are; the summary counts them all)", plural(n, "value", "values"), skipSample)
 }
 
 // trimmed keeps of an answer what the table shows, so that a long report

@@ -114,6 +114,9 @@ func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped b
 			rs = append(rs, row{s.Value, s.Type, s.Reason, s.FromURL})
 		}
 		t.section("Skipped", rs)
+		if sum.SkippedOmitted > 0 {
+			t.b.WriteString("  … " + omittedLine(sum.SkippedOmitted) + "\n")
+		}
 	default:
 		fmt.Fprintf(&t.b, "\n%d skipped before any lookup (--show-skipped lists them with the reasons)\n", sum.Skipped)
 	}
@@ -154,9 +157,20 @@ type row struct{ value, typ, detail, fromURL string }
 func rows(inds []report.Indicator, detail func(report.Indicator) string) []row {
 	out := make([]row, len(inds))
 	for i, ind := range inds {
-		out[i] = row{ind.Value, ind.Type, detail(ind), ind.FromURL}
+		out[i] = row{ind.Value, ind.Type, joinDetail(detail(ind), report.WarnMark(ind.Warninglists)), ind.FromURL}
 	}
 	return out
+}
+
+// joinDetail is two things said of a value, either of which may be "".
+func joinDetail(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 func (t *tableText) heading(title string, n int) {
@@ -200,12 +214,7 @@ func (t *tableText) sectionNote(title, note string, rs []row) {
 		detail := r.detail
 		if r.fromURL != "" {
 			// Where the host was taken from, defanged like the value.
-			from := "host of " + t.value(r.fromURL, string(ioc.URL))
-			if detail == "" {
-				detail = from
-			} else {
-				detail += "; " + from
-			}
+			detail = joinDetail(detail, "host of "+t.value(r.fromURL, string(ioc.URL)))
 		}
 		details = details || detail != ""
 		cells[i] = []string{t.value(r.value, r.typ), report.TypeLabel(r.typ, r.fromURL), detail}
@@ -247,7 +256,7 @@ func (t *tableText) matched(inds []report.Indicator) {
 	t.heading("Matched", len(inds))
 	cells := make([][]string, len(inds))
 	for i, ind := range inds {
-		cells[i] = []string{t.value(ind.Value, ind.Type), report.TypeLabel(ind.Type, ind.FromURL), resources(ind)}
+		cells[i] = []string{t.value(ind.Value, ind.Type), report.TypeLabel(ind.Type, ind.FromURL), joinDetail(resources(ind), report.WarnMark(ind.Warninglists))}
 	}
 	t.table(sectionColumns("RESOURCES"), cells)
 }

@@ -139,7 +139,7 @@ the report of what finished.`,
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
 	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
-	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, "table: list the skipped values with their reasons")
+	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, fmt.Sprintf("table: list the first %d skipped, with reasons", skipSample))
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
 	cmdutil.AddPaceFlags(cmd, &opts.Concurrency, &opts.Rate, "requests in flight at once")
 	fl.BoolVar(&opts.Defang, "defang", false, "defang indicators in table and CSV output")
@@ -193,7 +193,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	src := newSource(in, skipper)
 	defer src.stop()
-	s := &sink{w: w}
+	s := &sink{w: w, skip: skipper}
 	if opts.IO.ProgressAllowed(true) {
 		// Nothing shows on stdout before the end in most formats.
 		s.bar = newProgress(opts.IO.ErrOut)
@@ -254,6 +254,7 @@ func reportTitle(files []string) string {
 // sink takes the answers in input order and counts them.
 type sink struct {
 	w     writer
+	skip  *triage.Skipper // to mark the values on CIDR warning lists
 	bar   *progress
 	tally failure.Tally
 	sum   report.Summary
@@ -261,6 +262,10 @@ type sink struct {
 
 func (s *sink) Add(r lookup.Result) error {
 	ind := indicatorOf(r)
+	// The scan judged the value already; judging it again here is a few
+	// lookups, where carrying the marks through the run would cost every
+	// value a field.
+	ind.Warninglists = s.skip.Judge(ind.Value, r.Item.Type).Warninglists
 	s.tally.Add(r.Err, ind.Status() == report.Matched)
 	s.count(ind)
 	s.bar.add()

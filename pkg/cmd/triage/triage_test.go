@@ -117,7 +117,7 @@ func TestSkippedValuesCostNoRequest(t *testing.T) {
 		`{"value":"10.0.0.5","type":"ipv4","status":"skipped","reason":"private address"}`,
 		`{"value":"127.0.0.1","type":"ipv4","status":"skipped","reason":"loopback address"}`,
 		`{"value":"169.254.1.1","type":"ipv4","status":"skipped","reason":"link-local address"}`,
-		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1},"interrupted":false,"url_hosts":0}}`,
+		`{"summary":{"total":7,"matched":2,"no_match":2,"unsupported":0,"failed":0,"skipped":3,"by_type":{"domain":1,"ipv4":5,"md5":1},"interrupted":false,"url_hosts":0,"skipped_by_reason":{"link-local address":1,"loopback address":1,"private address":1}}}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), h.out)
@@ -335,20 +335,28 @@ func TestAllowlistAndWarninglistsFromSettings(t *testing.T) {
 	os.WriteFile(allow, []byte("203.0.113.0/24\n"), 0o644)
 	h.settings["allowlist"] = allow
 	h.settings["warninglists"] = "../../../testdata/warninglists"
-	h.in.WriteString("203.0.113.66 8.8.8.8 198.51.100.1")
+	h.in.WriteString("203.0.113.66 8.8.8.8 198.51.100.1 44d88612fea8a8f36de82e1278abb02f")
+	// A cidr list (public resolvers) marks the address and looks it up;
+	// a string list (EICAR) skips the hash.
+	h.stub("8.8.8.8")
 	h.stub("198.51.100.1")
 	if exitCode(h.run()) != 1 {
 		t.Fatal("want exit 1")
 	}
 	h.reg.Verify(t)
-	for _, w := range []string{`"reason":"allowlist: 203.0.113.0/24"`, `"reason":"warninglist: List of known IPv4 public DNS resolvers"`} {
+	for _, w := range []string{
+		`"reason":"allowlist: 203.0.113.0/24"`,
+		`{"value":"8.8.8.8","type":"ipv4","warninglists":["List of known IPv4 public DNS resolvers"],"status":"no_match"`,
+		`{"value":"44d88612fea8a8f36de82e1278abb02f","type":"md5","status":"skipped","reason":"warninglist: EICAR test file hashes"}`,
+		`"skipped_by_reason":{"allowlist: 203.0.113.0/24":1,"warninglist: EICAR test file hashes":1}`,
+	} {
 		if !strings.Contains(h.out.String(), w) {
 			t.Errorf("missing %s in\n%s", w, h.out)
 		}
 	}
 
 	h.settings["allowlist"] = filepath.Join(dir, "none.txt")
-	if err := h.run(); exitCode(err) != 2 || h.reg.Requests() != 1 {
+	if err := h.run(); exitCode(err) != 2 || h.reg.Requests() != 2 {
 		t.Errorf("missing allow-list: %v, %d requests", err, h.reg.Requests())
 	}
 }
