@@ -69,7 +69,7 @@ var Keys = []Key{
 	{Name: "cache_url", Flag: "cache-url", Env: "TILOOKUP_CACHE_URL", Help: "a Redis shared by every process and host that uses it (redis://[user:pass@]host:port/db, rediss:// for TLS, unix:///path?db=N)", validate: validCacheURL},
 	{Name: "shared_rate", Flag: "shared-rate", Env: "TILOOKUP_SHARED_RATE", Default: "0", Help: "requests a second for every process and host that uses the same cache_url and service together (0 = off)", validate: validRate},
 	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
-	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped"},
+	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped (on cidr lists, marked)"},
 	{Name: "misp_url", Flag: "misp-url", Env: "TILOOKUP_MISP_URL", Help: "push misp: the MISP instance the event goes to", validate: validURL},
 	{Name: "taxii_url", Flag: "taxii-url", Env: "TILOOKUP_TAXII_URL", Help: "push taxii: the TAXII 2.1 API root the bundle goes to (https://host/api1/)", validate: validURL},
 	{Name: "taxii_collection", Flag: "collection", Env: "TILOOKUP_TAXII_COLLECTION", Help: "push taxii: the id of the collection the objects go to"},

@@ -92,9 +92,10 @@ the values of --allowlist FILE (config allowlist: one value, address, CIDR
 block or domain per line, a domain covering its subdomains, # comments);
 and the values on the MISP warning lists under
 --warninglists DIR (config warninglists: a checkout of MISP's
-misp-warninglists; string, cidr, hostname and substring lists), as in
+misp-warninglists; string, hostname and substring lists), as in
 tilookup triage --allowlist ours.txt --warninglists ~/misp-warninglists FILE.
---no-skip looks everything up.
+An address on a cidr list (hosting, cloud, VPN ranges) is looked up all the
+same and marked with the list's name. --no-skip looks everything up.
 
 The table shows a summary line, the matched indicators with the resources
 that matched, the others in short, and the skipped ones with --show-skipped.
@@ -137,7 +138,7 @@ the report of what finished.`,
 	fl := cmd.Flags()
 	cmdutil.AddInputFlag(cmd, &opts.Input, triage.Formats, false)
 	fl.String("allowlist", "", "skip the values, CIDR blocks, domains in `FILE`")
-	fl.String("warninglists", "", "skip values on the MISP warning lists under `DIR`")
+	fl.String("warninglists", "", "MISP warning lists under `DIR`: skip (cidr: mark)")
 	fl.BoolVar(&opts.NoSkip, "no-skip", false, "look up every indicator (no address or list rule)")
 	fl.BoolVar(&opts.ShowSkipped, "show-skipped", false, fmt.Sprintf("table: list the first %d skipped, with reasons", skipSample))
 	fl.IntVar(&opts.Limit, "limit", 0, "ask for at most `N` results per value")
