@@ -61,22 +61,30 @@ done
 echo "cross-builds took $((SECONDS - t))s"
 
 gobin=$(go env GOPATH)/bin
-# install_tool NAME MODULE PACKAGE VERSION: go install PACKAGE@VERSION into
-# $gobin unless the binary there was built from MODULE at VERSION.
+# install_tool NAME MODULE PACKAGE VERSION [pure]: go install PACKAGE@VERSION
+# into $gobin unless the binary there was built from MODULE at VERSION.
+# "pure" builds it with -trimpath and without cgo, so that its bytes depend
+# on neither the module cache's path nor the C toolchain.
 install_tool() {
-	local name=$1 module=$2 package=$3 version=$4 t=$SECONDS
+	local name=$1 module=$2 package=$3 version=$4 pure=${5:-} t=$SECONDS
 	step "$name $version"
-	if [ -x "$gobin/$name" ] && go version -m "$gobin/$name" | grep -Eq "^[[:space:]]+mod[[:space:]]+$module[[:space:]]+$version[[:space:]]"; then
+	local info=
+	[ -x "$gobin/$name" ] && info=$(go version -m "$gobin/$name")
+	if grep -Eq "^[[:space:]]+mod[[:space:]]+$module[[:space:]]+$version[[:space:]]" <<<"$info" &&
+		{ [ -z "$pure" ] || { grep -q -- '-trimpath=true' <<<"$info" && grep -q 'CGO_ENABLED=0' <<<"$info"; }; }; then
 		echo "cached: $gobin/$name"
-	else
-		# GOFLAGS from the caller (-mod=mod) does not apply to installing a
-		# module at a version.
-		GOFLAGS= GOBIN=$gobin go install "$package@$version"
-		echo "installed in $((SECONDS - t))s"
+		return
 	fi
+	# GOFLAGS from the caller (-mod=mod) does not apply to installing a
+	# module at a version.
+	local env=(GOFLAGS=)
+	[ -z "$pure" ] || env=(GOFLAGS=-trimpath CGO_ENABLED=0)
+	env "${env[@]}" GOBIN="$gobin" go install "$package@$version"
+	echo "installed in $((SECONDS - t))s"
 }
 install_tool goreleaser github.com/goreleaser/goreleaser/v2 github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION"
-install_tool cyclonedx-gomod github.com/CycloneDX/cyclonedx-gomod github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod "$CYCLONEDX_GOMOD_VERSION"
+# pure: each SBOM records the hash of the tool that wrote it.
+install_tool cyclonedx-gomod github.com/CycloneDX/cyclonedx-gomod github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod "$CYCLONEDX_GOMOD_VERSION" pure
 goreleaser=$gobin/goreleaser
 "$goreleaser" --version | grep -i gitversion
 # goreleaser runs the SBOM tool by name.
