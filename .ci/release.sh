@@ -96,7 +96,7 @@ step "goreleaser check"
 step "a signing key for this run"
 # A release signs with the project's key; this one exists for the run only.
 ssh-keygen -q -t ed25519 -N '' -C tilookup-ci -f "$out/signing-key"
-export TILOOKUP_SIGNING_KEY=$out/signing-key
+export RELEASE_SIGNING_KEY=$out/signing-key
 # The allowed-signers file a user keeps beside the release, as README.md says.
 printf 'tilookup-release namespaces="file" %s\n' "$(cut -d' ' -f1,2 "$out/signing-key.pub")" >"$out/allowed_signers"
 
