@@ -122,7 +122,7 @@ func TestScanSchemelessTwin(t *testing.T) {
 		if !looked["https://pastebin.com/raw/w6BVFFWQ"] || looked["pastebin.com/raw/w6BVFFWQ"] || !looked["evil.example/x"] {
 			t.Errorf("%q: looked up %v", text, looked)
 		}
-		if got := skipped["pastebin.com/raw/w6BVFFWQ"]; got != "same as https://pastebin.com/raw/w6BVFFWQ" {
+		if got := skipped["pastebin.com/raw/w6BVFFWQ"]; got != sameURLWithScheme {
 			t.Errorf("%q: schemeless twin %q", text, got)
 		}
 	}

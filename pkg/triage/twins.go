@@ -84,4 +84,9 @@ func (tw *twins) flush() error {
 }
 
 // sameAs is the skip reason of a schemeless URL whose twin is looked up.
-func sameAs(url string) string { return "same as " + url }
+// It does not name the twin: the summary counts values by reason, and a
+// reason per URL would make that count as long as the report.
+func sameAs(string) string { return sameURLWithScheme }
+
+// sameURLWithScheme is the reason sameAs gives.
+const sameURLWithScheme = "the same URL with its scheme is looked up"
