@@ -99,9 +99,12 @@ func startCountingService(t *testing.T, perSecond float64) *countingService {
 		cs.mu.Lock()
 		now := time.Now()
 		if perSecond > 0 {
-			// A bucket of perSecond a second that holds a little slack for
-			// the network's jitter: the quota as a service enforces it.
-			tokens = min(3, tokens+now.Sub(last).Seconds()*perSecond)
+			// A bucket of perSecond a second that holds a fifth of a
+			// second's slack for the jitter between the fleet's grant and
+			// the request's arrival (a process descheduled under -race on
+			// a loaded machine sends a few at once): the quota as a service
+			// enforces it. maxInAnySecond checks the rate itself.
+			tokens = min(max(3, perSecond/5), tokens+now.Sub(last).Seconds()*perSecond)
 			last = now
 			if tokens < 1 {
 				cs.refused++
@@ -264,7 +267,10 @@ func TestFleetSharesOneRate(t *testing.T) {
 		checkRecords(t, fmt.Sprintf("process %d", p), r.stdout, values[p])
 	}
 	took := time.Since(start)
-	if most := cs.maxInAnySecond(); most > rate+2 {
+	// The fleet's bucket grants at the rate; arrivals wobble by the
+	// scheduling of loaded processes, so a second's window may catch a
+	// few granted just before it: a tenth of slack, no more.
+	if most := cs.maxInAnySecond(); most > rate+rate/10 {
 		t.Errorf("the service saw %d requests within one second, want at most about %d", most, rate)
 	}
 	cs.mu.Lock()
