@@ -45,7 +45,9 @@ tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 -s "$t" \
 send() { tmux -L "$sock" send-keys -t "$t" "$@"; }
 screen() { tmux -L "$sock" capture-pane -p -t "$t"; }
 
-# wait_for NAME PATTERN: waits up to 10 s for PATTERN (grep -E) on screen,
+# wait_for NAME PATTERN: waits up to 10 s for PATTERN (grep -E) on screen (the
+# typed command line is on screen too: "__EXIT__[0-9]" is the output, not
+# the "echo __EXIT__$?" typed),
 # and keeps the screen in $work/NAME.txt.
 wait_for() {
 	local name=$1 pattern=$2
@@ -103,7 +105,7 @@ send -l ticket.md
 send Enter
 wait_for exported 'wrote 3 indicators to ticket.md'
 send q
-wait_for quit '__EXIT__'
+wait_for quit '__EXIT__[0-9]'
 grep -q '__EXIT__0' "$work/quit.txt" || fail "q: exit status is not 0: $(grep __EXIT__ "$work/quit.txt")"
 grep -q '__BEFORE__' "$work/quit.txt" || fail "quit: the terminal's earlier output is not back (alternate screen left on)"
 [ -s "$work/ticket.md" ] || fail "ticket.md is empty or missing"
@@ -113,7 +115,7 @@ grep -q '__BEFORE__' "$work/quit.txt" || fail "quit: the terminal's earlier outp
 send "clear; tilookup triage --sandbox -o json report.txt > doc.json; tilookup browse doc.json; echo __EXIT__\$?" Enter
 wait_for list3 'Triage of doc.json'
 send C-c
-wait_for ctrlc '__EXIT__'
+wait_for ctrlc '__EXIT__[0-9]'
 grep -q '__EXIT__130' "$work/ctrlc.txt" || fail "ctrl+c: exit status is not 130: $(grep __EXIT__ "$work/ctrlc.txt")"
 
 # Without a terminal: a usage error, exit 2.
