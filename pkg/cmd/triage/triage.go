@@ -227,7 +227,10 @@ func interruptedLine(t *failure.Tally, total int) string {
 	if total >= 0 {
 		count = fmt.Sprintf("%d of %s", done, plural(total, "indicator", "indicators"))
 	}
-	return fmt.Sprintf("interrupted: %s looked up (%s); the report covers those only", count, t.Counts())
+	// A report is one document, so there is no --skip to append to it as
+	// search has: the way on is the same command again, and with the
+	// cache on, the answers it already has are not asked again.
+	return fmt.Sprintf("interrupted: %s looked up (%s); the report covers those only. To finish, run the same command again: with the cache on (--cache 24h), answers it already received are not asked again", count, t.Counts())
 }
 
 // warn says on stderr, whatever stderr is, what the report loses: an

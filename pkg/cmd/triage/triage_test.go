@@ -757,7 +757,7 @@ func TestInterruptedSaysNOfM(t *testing.T) {
 		if exitCode(err) != failure.ExitInterrupted {
 			t.Fatalf("%s: err = %v, want exit 130", format, err)
 		}
-		want := "interrupted: 1 of 4 indicators looked up (1 matched, 0 no match, 0 unsupported, 0 failed); the report covers those only\n"
+		want := "interrupted: 1 of 4 indicators looked up (1 matched, 0 no match, 0 unsupported, 0 failed); the report covers those only. To finish, run the same command again: with the cache on (--cache 24h), answers it already received are not asked again\n"
 		if got := h.errOut.String(); got != want {
 			t.Errorf("%s: stderr\n got %q\nwant %q", format, got, want)
 		}
