@@ -62,7 +62,9 @@ func Interactive(cmd *cobra.Command, f *cmdutil.Factory, on bool, name string, r
 		}
 		return err
 	}
-	if err := browse.Run(cmd.Context(), doc, browse.OptionsFor(ios, doc.Title), os.Stdout); err != nil {
+	bo := browse.OptionsFor(ios, doc.Title)
+	bo.Pivot = pivoter(cmd.Context(), cmd, f)
+	if err := browse.Run(cmd.Context(), doc, bo, os.Stdout); err != nil {
 		return err
 	}
 	return runErr
