@@ -6,7 +6,9 @@
 # goes back, ? lists the keys, space marks three indicators, e writes them
 # to Markdown, q quits with exit 0 and the terminal restored (the shell's
 # prompt and the earlier output are back: no alternate screen left behind).
-# Without a terminal, browse is a usage error (exit 2).
+# `tilookup triage --sandbox -i report.txt` opens the same browser on its own
+# run, p pivots from an indicator live, and q leaves with triage's exit status. Without a terminal, browse
+# and -i are a usage error (exit 2).
 #
 # With CI=true a missing tmux is a failure, not a skip.
 set -euo pipefail
@@ -118,15 +120,35 @@ send C-c
 wait_for ctrlc '__EXIT__[0-9]'
 grep -q '__EXIT__130' "$work/ctrlc.txt" || fail "ctrl+c: exit status is not 130: $(grep __EXIT__ "$work/ctrlc.txt")"
 
+# triage -i: the same run browsed straight away, p pivots; q leaves with triage's own
+# exit status (0: an indicator matched), as without -i.
+send "clear; tilookup triage --sandbox -i report.txt; echo __EXIT__\$?" Enter
+wait_for interactive 'Triage of report.txt'
+grep -q '44d88612fea8a8f36de82e1278abb02f' "$work/interactive.txt" || fail "triage -i: the hash is not listed"
+fits interactive
+# p: one hop from the hash, looked up live in the sandbox; its new
+# neighbours join the list.
+send p
+wait_for pivoted 'pivot from 44d88612fea8a8f36de82e1278abb02f: [0-9]+ new'
+fits pivoted
+send q
+wait_for iquit '__EXIT__[0-9]'
+grep -q '__EXIT__0' "$work/iquit.txt" || fail "triage -i, q: exit status is not 0: $(grep __EXIT__ "$work/iquit.txt")"
+
 # Without a terminal: a usage error, exit 2.
 set +e
 "$work/bin/tilookup" browse "$work/doc.json" </dev/null >"$work/notty.txt" 2>&1
 code=$?
 set -e
 [ "$code" = 2 ] || fail "without a terminal: exit $code, want 2"
+set +e
+"$work/bin/tilookup" triage --sandbox -i "$work/report.txt" </dev/null >"$work/notty-i.txt" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] || fail "triage -i without a terminal: exit $code, want 2"
 
 if [ "$failures" -gt 0 ]; then
 	echo "browse.sh: $failures failure(s)"
 	exit 1
 fi
-echo "browse.sh: the list, a filter, an opened match, the help, three marked and exported, q and ctrl+c at 80x24; exit 2 without a terminal"
+echo "browse.sh: the list, a filter, an opened match, the help, three marked and exported, q and ctrl+c at 80x24, triage -i, p and q; exit 2 without a terminal"

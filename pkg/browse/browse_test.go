@@ -371,3 +371,66 @@ func TestPreviewNumbersExact(t *testing.T) {
 	}
 	t.Error("no match shows sighting_id 9007199254740993 exactly")
 }
+
+// p looks the selected indicator's neighbours up (here: the pivot
+// fixture's walk) and adds those not listed yet, once each, after the
+// others; the origin gets its links.
+func TestPivotAddsTheNewNeighbours(t *testing.T) {
+	doc := load(t, "triage.json")
+	walk, err := os.ReadFile(filepath.Join("testdata", "pivot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	graph := load(t, "pivot.json")
+	listed := map[string]bool{}
+	for _, it := range doc.Items {
+		listed[it.Type+" "+it.Value] = true
+	}
+	var want []string
+	var originLinks []string
+	for _, it := range graph.Items {
+		if !listed[it.Type+" "+it.Value] {
+			want = append(want, it.Value)
+		}
+		if it.Value == doc.Items[0].Value {
+			originLinks = it.Links
+		}
+	}
+	before := len(doc.Items)
+	var asked string
+	m := sized(doc, 80, 24, Options{Pivot: func(value, typ string) ([]byte, error) { asked = value; return walk, nil }})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'p', Text: "p"})
+	if cmd == nil {
+		t.Fatal("p gave no command")
+	}
+	m.Update(cmd())
+	m.Update(cmd()) // twice: nothing is added again
+	if asked != doc.Items[0].Value {
+		t.Errorf("pivoted from %q, want %q", asked, doc.Items[0].Value)
+	}
+	var got []string
+	for _, it := range m.doc.Items[before:] {
+		got = append(got, it.Value)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) == 0 {
+		t.Errorf("added %q, want %q", got, want)
+	}
+	if len(m.visible) != len(m.doc.Items) || len(m.marked) != len(m.doc.Items) {
+		t.Errorf("%d shown, %d markable, of %d", len(m.visible), len(m.marked), len(m.doc.Items))
+	}
+	if strings.Join(m.doc.Items[0].Links, "\n") != strings.Join(originLinks, "\n") || len(originLinks) == 0 {
+		t.Errorf("origin links %q, want %q", m.doc.Items[0].Links, originLinks)
+	}
+	if !strings.Contains(m.status, "0 new") {
+		t.Errorf("second pivot: status %q", m.status)
+	}
+}
+
+// Without lookups (no Pivot), p says so and does nothing.
+func TestPivotWithoutLookups(t *testing.T) {
+	doc := load(t, "triage.json")
+	m := sized(doc, 80, 24, Options{})
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'p', Text: "p"}); cmd != nil || !strings.Contains(m.status, "no lookups") {
+		t.Errorf("status %q", m.status)
+	}
+}

@@ -1,6 +1,8 @@
 package browse
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
@@ -15,6 +17,9 @@ type Options struct {
 	// Export writes items to the file name; the format follows the
 	// name. It says what it wrote.
 	Export func(name string, items []Item) (string, error)
+	// Pivot looks value up live with its neighbours, one hop, and
+	// returns them as pivot -o json writes them; nil: no lookups here.
+	Pivot func(value, typ string) ([]byte, error)
 }
 
 type mode int
@@ -86,6 +91,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.follow()
 	case statusMsg:
 		m.status = string(msg)
+	case pivotMsg:
+		m.addPivot(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
@@ -126,6 +133,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.open()
 	case "e":
 		m.editing, m.input = editExport, defaultExport
+	case "p":
+		return m.pivot()
 	default:
 		if m.mode == detailMode {
 			m.detailKey(s)
@@ -322,4 +331,64 @@ func (m *Model) export(name string) {
 		return
 	}
 	m.status = msg
+}
+
+// pivotMsg is a pivot's outcome: the origin and its neighbours.
+type pivotMsg struct {
+	from  string
+	items []Item
+	err   error
+}
+
+// pivot looks the selected indicator's neighbours up, away from the
+// screen's loop: the lookups take seconds, the keys keep working.
+func (m *Model) pivot() tea.Cmd {
+	it := m.selected()
+	if it == nil || m.opts.Pivot == nil {
+		m.status = "no lookups here: nothing to pivot from"
+		return nil
+	}
+	m.status = "pivoting from " + clean(it.Value) + "..."
+	value, typ, pivot := it.Value, it.Type, m.opts.Pivot
+	return func() tea.Msg {
+		b, err := pivot(value, typ)
+		msg := pivotMsg{from: value, err: err}
+		if len(b) > 0 {
+			doc, lerr := Load(bytes.NewReader(b), "pivot")
+			if lerr != nil && err == nil {
+				msg.err = lerr
+			}
+			if doc != nil {
+				msg.items = doc.Items
+			}
+		}
+		return msg
+	}
+}
+
+// addPivot adds the neighbours not listed yet, after the others, and
+// gives the origin its links; the filter applies to them as to the rest.
+func (m *Model) addPivot(msg pivotMsg) {
+	listed := make(map[string]int, len(m.doc.Items))
+	for i, it := range m.doc.Items {
+		listed[it.Type+"\x00"+it.Value] = i
+	}
+	added := 0
+	for _, it := range msg.items {
+		if i, ok := listed[it.Type+"\x00"+it.Value]; ok {
+			if it.Value == msg.from {
+				m.doc.Items[i].Links = it.Links
+			}
+			continue
+		}
+		listed[it.Type+"\x00"+it.Value] = len(m.doc.Items)
+		m.doc.Items = append(m.doc.Items, it)
+		m.marked = append(m.marked, false)
+		added++
+	}
+	m.refilter()
+	m.status = fmt.Sprintf("pivot from %s: %d new", clean(msg.from), added)
+	if msg.err != nil {
+		m.status += "; " + clean(msg.err.Error())
+	}
 }

@@ -198,6 +198,7 @@ var keys = [][2]string{
 	{"esc", "back to the list"},
 	{"o", "open the match's detail URL in the browser ($BROWSER)"},
 	{"y", "copy the value (OSC 52)"},
+	{"p", "pivot: look up the indicator's neighbours, add them"},
 	{"space", "mark or unmark"},
 	{"e", "export the marked (or all) to .md, .stix.json or .misp.json"},
 	{"?", "these keys"},

@@ -12,6 +12,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/pivot"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -19,6 +20,8 @@ import (
 type Options struct {
 	IO   *iostreams.IOStreams
 	File string // "-" for stdin
+	// Pivot is the p key's lookup (pivoter); nil: none.
+	Pivot func(value, typ string) ([]byte, error)
 }
 
 // NewCmd is `tilookup browse`. runF replaces the run in tests.
@@ -31,15 +34,21 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 pivot -o json or watch -o json full-screen: the indicators (status, type,
 resources matched), filterable with /; enter opens one on its matches and
 their preview records, o opens a match's detail URL in the browser, y copies
-the value (OSC 52), space marks, e writes the marked (or all) to a .md,
-.stix.json or .misp.json file, ? lists the keys, q quits. With no FILE (or
--), the document is read from stdin and the keys from the terminal.
+the value (OSC 52), p pivots one hop from an indicator (looked up live,
+within --max-lookups) and adds its neighbours to the list, space marks, e
+writes the marked (or all) to a .md, .stix.json or .misp.json file, ? lists
+the keys, q quits. With no FILE (or -), the document is read from stdin and
+the keys from the terminal.
 It needs a terminal: without one it is a usage error (exit 2).`,
 		Example: `  tilookup triage -o json report.txt | tilookup browse -
   tilookup pivot -o json 44d88612fea8a8f36de82e1278abb02f > graph.json && tilookup browse graph.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO = f.IO
+			if n, _ := cmd.Flags().GetInt("max-lookups"); n < 1 {
+				return cmdutil.UsageError("--max-lookups must be at least 1")
+			}
+			opts.Pivot = pivoter(cmd.Context(), cmd, f)
 			opts.File = "-"
 			if len(args) == 1 {
 				opts.File = args[0]
@@ -50,6 +59,10 @@ It needs a terminal: without one it is a usage error (exit 2).`,
 			return run(cmd.Context(), opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.Int("max-lookups", pivot.DefaultMaxLookups, "p: at most `M` lookups per pivot")
+	fl.Bool("no-skip", false, "p: look up all that is found (no skip rule)")
+	fl.Bool("sandbox", false, "p: use the built-in demo server (no account)")
 	return cmd
 }
 
@@ -65,7 +78,9 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return browse.Run(ctx, doc, browse.OptionsFor(opts.IO, doc.Title), os.Stdout)
+	bo := browse.OptionsFor(opts.IO, doc.Title)
+	bo.Pivot = opts.Pivot
+	return browse.Run(ctx, doc, bo, os.Stdout)
 }
 
 func load(opts *Options) (*browse.Document, error) {

@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -53,6 +55,9 @@ type Options struct {
 	TLP        string
 	ToIDS      bool
 	NoPager    bool
+
+	// Interactive (-i) browses the JSON document (pkg/cmd/browse).
+	Interactive bool
 }
 
 // renderer is the printer of a format of pivot's: the formats the
@@ -145,10 +150,11 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 			if opts.Limit < 0 {
 				return cmdutil.UsageError("--limit must be a positive number")
 			}
+			do := run
 			if runF != nil {
-				return runF(cmd.Context(), opts)
+				do = runF
 			}
-			return run(cmd.Context(), opts)
+			return browsecmd.Interactive(cmd, f, opts.Interactive, strings.Join(args, ", "), func() error { return do(cmd.Context(), opts) })
 		},
 	}
 	fl := cmd.Flags()
@@ -170,6 +176,7 @@ is still written, marked incomplete).`, pivot.DefaultDepth, pivot.MaxDepth, pivo
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	_ = cmd.MarkFlagDirname("warninglists")
+	browsecmd.AddInteractiveFlag(cmd, &opts.Interactive)
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }

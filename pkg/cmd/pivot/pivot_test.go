@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/sandbox"
@@ -89,3 +90,17 @@ func TestTreeQuitPagerEarly(t *testing.T) {
 type quitPager struct{}
 
 func (quitPager) Write([]byte) (int, error) { return 0, iostreams.ErrClosedPager }
+
+// -i without a terminal is a usage error before the run, so before any
+// lookup, and nothing goes to stdout.
+func TestInteractiveNeedsATerminal(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	ran := false
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { ran = true; return nil })
+	cmd.SetArgs([]string{"--sandbox", "-i", "44d88612fea8a8f36de82e1278abb02f"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	if failure.ExitCode(err) != failure.ExitUsage || ran || out.Len() != 0 {
+		t.Fatalf("exit %d (%v), ran %v, stdout %q", failure.ExitCode(err), err, ran, out)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/browser"
+	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -60,6 +61,9 @@ type Options struct {
 	Resource   string
 	NoPager    bool
 	Skip       int
+
+	// Interactive (-i) browses the JSON document (pkg/cmd/browse).
+	Interactive bool
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
@@ -135,10 +139,11 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 			if opts.Resource != "" && !opts.Web {
 				return cmdutil.UsageError("--resource goes with --web")
 			}
+			do := run
 			if runF != nil {
-				return runF(cmd.Context(), opts)
+				do = runF
 			}
-			return run(cmd.Context(), opts)
+			return browsecmd.Interactive(cmd, f, opts.Interactive, strings.Join(args, ", "), func() error { return do(cmd.Context(), opts) })
 		},
 	}
 	fl := cmd.Flags()
@@ -162,6 +167,7 @@ most an hour, errors never. --refresh asks again; see tilookup cache.`,
 	_ = cmd.RegisterFlagCompletionFunc("tlp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return export.TLPLevels, cobra.ShellCompDirectiveNoFileComp
 	})
+	browsecmd.AddInteractiveFlag(cmd, &opts.Interactive)
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }

@@ -492,3 +492,17 @@ func TestClosingLineCountsUnsupported(t *testing.T) {
 		t.Errorf("exit %d with -e, want 0: a value matched", code)
 	}
 }
+
+// -i without a terminal is a usage error before the run, so before any
+// lookup, and nothing goes to stdout.
+func TestInteractiveNeedsATerminal(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	ran := false
+	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { ran = true; return nil })
+	cmd.SetArgs([]string{"--sandbox", "-i", "a.example"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	if failure.ExitCode(err) != failure.ExitUsage || ran || out.Len() != 0 {
+		t.Fatalf("exit %d (%v), ran %v, stdout %q", failure.ExitCode(err), err, ran, out)
+	}
+}

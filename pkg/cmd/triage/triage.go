@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -49,6 +50,9 @@ type Options struct {
 	NoPager     bool
 	TLP         string
 	ToIDS       bool
+
+	// Interactive (-i) browses the JSON document (pkg/cmd/browse).
+	Interactive bool
 }
 
 // NewCmd is `tilookup triage`. runF replaces the run function in tests.
@@ -129,10 +133,11 @@ the report of what finished.`,
 			if err := cmdutil.CheckInput(cmd, opts.IO.ErrOut, opts.Input, ok, triage.Formats); err != nil {
 				return err
 			}
+			do := run
 			if runF != nil {
-				return runF(cmd.Context(), opts)
+				do = runF
 			}
-			return run(cmd.Context(), opts)
+			return browsecmd.Interactive(cmd, f, opts.Interactive, strings.TrimPrefix(reportTitle(args), "Triage of "), func() error { return do(cmd.Context(), opts) })
 		},
 	}
 	fl := cmd.Flags()
@@ -154,6 +159,7 @@ the report of what finished.`,
 	fl.BoolVar(&opts.Sandbox, "sandbox", false, "use the built-in demo server (no account)")
 	cmdutil.AddCacheFlags(cmd, &opts.Refresh)
 	_ = cmd.MarkFlagDirname("warninglists")
+	browsecmd.AddInteractiveFlag(cmd, &opts.Interactive)
 	cmdutil.AddNetworkFlags(cmd)
 	return cmd
 }

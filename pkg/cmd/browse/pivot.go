@@ -1,0 +1,60 @@
+package browse
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/pivot"
+	"github.com/tilookup/tilookup/pkg/triage"
+)
+
+// pivoter is the browser's p key: one hop from an indicator, through the
+// one lookup pipeline (cmdutil.Lookups, pivot.Walk) as pivot runs it,
+// within --max-lookups (the indicator's own lookup included), with
+// pivot's skip rules. The lookup flags are cmd's own (--sandbox,
+// --concurrency, --rate, --limit, --refresh), where it has them.
+func pivoter(ctx context.Context, cmd *cobra.Command, f *cmdutil.Factory) func(value, typ string) ([]byte, error) {
+	fl := cmd.Flags()
+	l := cmdutil.NewLookups(f)
+	l.Sandbox, _ = fl.GetBool("sandbox")
+	l.Concurrency, _ = fl.GetInt("concurrency")
+	l.Rate, _ = fl.GetFloat64("rate")
+	l.Limit, _ = fl.GetInt("limit")
+	l.Refresh, _ = fl.GetBool("refresh")
+	maxLookups := pivot.DefaultMaxLookups
+	if n, err := fl.GetInt("max-lookups"); err == nil {
+		maxLookups = n
+	}
+	noSkip, _ := fl.GetBool("no-skip")
+	return func(value, typ string) ([]byte, error) {
+		var skipper *triage.Skipper
+		if !noSkip {
+			var err error
+			if skipper, err = triage.ConfiguredSkipper(f.Get); err != nil {
+				return nil, err
+			}
+		}
+		service, err := l.Start(cmdutil.Chain{})
+		if err != nil {
+			return nil, err
+		}
+		defer service.Close()
+		g, walkErr := pivot.Walk(ctx, service.Searcher, []pivot.Start{{Value: value, Type: ioc.Type(typ)}}, pivot.Config{
+			Depth: 1, MaxLookups: maxLookups, Concurrency: service.Concurrency(), Skipper: skipper,
+		})
+		var b bytes.Buffer
+		if err := pivot.JSON(&b, g, pivot.RenderOptions{}); err != nil {
+			return nil, err
+		}
+		// Nothing matched (1) is an answer, not a failure.
+		if failure.ExitCode(walkErr) <= failure.ExitNoMatch {
+			walkErr = nil
+		}
+		return b.Bytes(), walkErr
+	}
+}
