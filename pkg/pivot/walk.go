@@ -293,17 +293,33 @@ type levelSink struct {
 func (s *levelSink) Add(r lookup.Result) error {
 	n := s.nodes[s.done]
 	s.done++
-	s.w.answer(n, r.Resp, r.Err)
+	a, err := decode(r.Resp, r.Err)
+	s.w.answer(n, a, err)
 	if s.expand && n.Status == Matched {
-		s.w.neighbours(n, r.Resp, s.depth+1)
+		s.w.neighbours(n, a, s.depth+1)
 	}
 	return nil
+}
+
+// decode reads an answer's results and preview records within the bounds
+// the formats use, from its bytes when it has them: only what the walk
+// reads is decoded, in ordered records rather than maps, and nothing of
+// the answer is kept once its node and neighbours are taken from it.
+func decode(resp *api.SearchResponse, err error) (*api.Answer, error) {
+	if err != nil {
+		return nil, err
+	}
+	a, err := resp.Decode(api.DefaultBounds())
+	if err != nil {
+		return nil, failure.Wrap(failure.Decode, err, "cannot read the answer: "+err.Error())
+	}
+	return a, nil
 }
 
 func (s *levelSink) Flush() error { return nil }
 
 // answer records a lookup's outcome on its node.
-func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
+func (w *walker) answer(n *Node, resp *api.Answer, err error) {
 	switch {
 	case err != nil:
 		n.Status = Error
@@ -324,7 +340,7 @@ func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
 
 // neighbours adds the indicators that n's answer names, with an edge for
 // each resource and field where one was found first.
-func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
+func (w *walker) neighbours(n *Node, resp *api.Answer, depth int) {
 	a := &named{room: w.cfg.room(), leftOut: map[string]struct{}{}}
 	defer func() { n.LeftOut = len(a.leftOut) }()
 	for _, r := range resp.Results {
@@ -340,11 +356,15 @@ func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
 			field = "matched_value"
 			w.fieldIndicators(x, r.MatchedValue, found)
 		}
-		for _, rec := range r.Preview {
-			walkFields("", rec, func(f, text string) {
-				field = f
-				w.fieldIndicators(x, text, found)
-			})
+		for _, rec := range r.Records {
+			// A record that is not an object names nothing, as when
+			// records were decoded into maps.
+			if rec, ok := rec.(api.Record); ok {
+				walkFields("", rec, func(f, text string) {
+					field = f
+					w.fieldIndicators(x, text, found)
+				})
+			}
 		}
 	}
 }
@@ -419,8 +439,10 @@ func (w *walker) link(from *Node, a *named, ind ioc.Indicator, depth int, resour
 
 // walkFields calls fn for every string in a preview record, with its
 // field's path: nested objects as dotted keys, lists under their own key.
-// Keys are taken in sorted order, since a decoded record has lost the
-// service's; the ids do not depend on it, the order of nodes does.
+// Keys are taken in sorted order, the last of a repeated key only, as
+// when records were decoded into maps: the ids do not depend on it, the
+// order of nodes does, and it stays what it was whatever the service's
+// order.
 func walkFields(prefix string, v any, fn func(field, text string)) {
 	switch v := v.(type) {
 	case string:
@@ -429,20 +451,29 @@ func walkFields(prefix string, v any, fn func(field, text string)) {
 		for _, e := range v {
 			walkFields(prefix, e, fn)
 		}
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p := k
+	case api.Record:
+		for _, f := range sortedFields(v) {
+			p := f.Key
 			if prefix != "" {
-				p = prefix + "." + k
+				p = prefix + "." + f.Key
 			}
-			walkFields(p, v[k], fn)
+			walkFields(p, f.Value, fn)
 		}
 	}
+}
+
+// sortedFields is r's fields sorted by key, of a repeated key the last.
+func sortedFields(r api.Record) []api.Field {
+	fs := slices.Clone(r)
+	slices.SortStableFunc(fs, func(a, b api.Field) int { return strings.Compare(a.Key, b.Key) })
+	out := fs[:0]
+	for i, f := range fs {
+		if i+1 < len(fs) && fs[i+1].Key == f.Key {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func (w *walker) summarize() {

@@ -201,7 +201,10 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	service, err := opts.Start(cmdutil.Chain{})
+	// The walk reads each answer's preview records from its bytes, within
+	// bounds (pivot.Walk): decoding them into maps here would cost several
+	// times the answer, held until the walk is done with it.
+	service, err := opts.Start(cmdutil.Chain{Raw: true})
 	if err != nil {
 		return err
 	}
