@@ -9,7 +9,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -104,7 +103,7 @@ func (t *tools) pivot(ctx context.Context, _ *sdk.CallToolRequest, in pivotInput
 	if err != nil {
 		return nil, pivotOutput{}, err
 	}
-	g, walkErr := pivot.Walk(ctx, lookup.Dedup(t.limited(decoded(s))), starts, pivot.Config{
+	g, walkErr := pivot.Walk(ctx, lookup.Dedup(t.limited(s)), starts, pivot.Config{
 		Depth: depth, MaxLookups: budget, Concurrency: t.cfg.Concurrency, Skipper: skipper,
 	})
 	// Failed lookups are nodes with their error; only a cancelled call is
@@ -184,23 +183,4 @@ func (r *pivotRender) render(level int) pivotOutput {
 		out.Truncated = fmt.Sprintf("Cut to fit the %d-byte answer budget (config mcp_max_bytes): %s. Pivot from fewer values or with a smaller max_lookups, or run `tilookup pivot -o json VALUE` in a terminal for the whole graph.", r.budget, strings.Join(notes, "; "))
 	}
 	return out
-}
-
-// decoded gives the walk answers with their results decoded: the server's
-// Searcher keeps only the raw bytes, which search and triage read as a
-// bounded stream (digest.go), while the walk reads the preview records.
-func decoded(s lookup.Searcher) lookup.Searcher {
-	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {
-		resp, err := s.Search(ctx, v)
-		if err != nil || resp == nil || resp.Results != nil || len(resp.Raw) == 0 {
-			return resp, err
-		}
-		// api.DecodeSearch keeps the first api.KeptResults results and
-		// bounded previews, so a huge answer costs the server little.
-		full, err := api.DecodeSearch(resp.Raw)
-		if err != nil {
-			return nil, failure.Wrap(failure.Decode, err, "cannot read the answer for "+clean(v, 64)+": "+err.Error())
-		}
-		return full, nil
-	})
 }

@@ -147,10 +147,19 @@ func (c Config) room() int { return min(max(c.MaxLookups, 1), maxRoom) }
 
 // NodeID is the stable id of an indicator: a digest of its type and value,
 // short enough for a DOT or Mermaid identifier and safe in both.
-func NodeID(t ioc.Type, value string) string {
+func NodeID(t ioc.Type, value string) string { return nodeKey(t, value).id() }
+
+// key is the digest NodeID spells: the walk's sets are keyed on it, so
+// that the indicators an answer names beyond the walk's room (65,536 in
+// one answer of 1 MB) cost no id string each.
+type key [8]byte
+
+func nodeKey(t ioc.Type, value string) key {
 	sum := sha256.Sum256([]byte(string(t) + "\x00" + value))
-	return "n" + hex.EncodeToString(sum[:8])
+	return key(sum[:8])
 }
+
+func (k key) id() string { return "n" + hex.EncodeToString(k[:]) }
 
 // Walk looks starts up and walks their neighbourhood breadth-first within
 // cfg. It always returns the graph found so far; the error is the run's
@@ -161,13 +170,13 @@ func Walk(ctx context.Context, s lookup.Searcher, starts []Start, cfg Config) (*
 	w := &walker{
 		cfg:   cfg,
 		s:     s,
-		byID:  map[string]*Node{},
+		byKey: map[key]*Node{},
 		edges: map[Edge]bool{},
 		g:     &Graph{Nodes: []*Node{}, Edges: []Edge{}},
 	}
 	level := []*Node{}
 	for _, st := range starts {
-		if w.byID[NodeID(st.Type, st.Value)] == nil {
+		if w.byKey[nodeKey(st.Type, st.Value)] == nil {
 			level = append(level, w.add(st.Value, st.Type, 0, ""))
 		}
 	}
@@ -198,7 +207,7 @@ type walker struct {
 	cfg     Config
 	s       lookup.Searcher
 	g       *Graph
-	byID    map[string]*Node
+	byKey   map[key]*Node
 	edges   map[Edge]bool
 	lookups int
 	tally   failure.Tally
@@ -214,25 +223,26 @@ func (w *walker) levelStart(d int) int {
 
 // add adds the node of (value, t) at depth, skipped for reason if any.
 func (w *walker) add(value string, t ioc.Type, depth int, reason string) *Node {
-	n := &Node{ID: NodeID(t, value), Value: value, Type: t, Depth: depth, Resources: []Resource{}}
+	k := nodeKey(t, value)
+	n := &Node{ID: k.id(), Value: value, Type: t, Depth: depth, Resources: []Resource{}}
 	if reason != "" {
 		n.Status, n.Reason = Skipped, reason
 	}
-	w.byID[n.ID] = n
+	w.byKey[k] = n
 	w.g.Nodes = append(w.g.Nodes, n)
 	return n
 }
 
 // named is what one answer has added so far: the new nodes, to look up
-// and skipped, each at most Config.room, and the ids of those left out
+// and skipped, each at most Config.room, and the keys of those left out
 // (a set, since several resources may name one value).
 type named struct {
 	room, pending, skipped int
-	leftOut                map[string]struct{}
+	leftOut                map[key]struct{}
 }
 
-// take says whether a new node of id may be added, counting it.
-func (a *named) take(id string, skipped bool) bool {
+// take says whether a new node of k may be added, counting it.
+func (a *named) take(k key, skipped bool) bool {
 	count := &a.pending
 	if skipped {
 		count = &a.skipped
@@ -241,7 +251,7 @@ func (a *named) take(id string, skipped bool) bool {
 		*count++
 		return true
 	}
-	a.leftOut[id] = struct{}{}
+	a.leftOut[k] = struct{}{}
 	return false
 }
 
@@ -293,17 +303,33 @@ type levelSink struct {
 func (s *levelSink) Add(r lookup.Result) error {
 	n := s.nodes[s.done]
 	s.done++
-	s.w.answer(n, r.Resp, r.Err)
+	a, err := decode(r.Resp, r.Err)
+	s.w.answer(n, a, err)
 	if s.expand && n.Status == Matched {
-		s.w.neighbours(n, r.Resp, s.depth+1)
+		s.w.neighbours(n, a, s.depth+1)
 	}
 	return nil
+}
+
+// decode reads an answer's results and preview records within the bounds
+// the formats use, from its bytes when it has them: only what the walk
+// reads is decoded, in ordered records rather than maps, and nothing of
+// the answer is kept once its node and neighbours are taken from it.
+func decode(resp *api.SearchResponse, err error) (*api.Answer, error) {
+	if err != nil {
+		return nil, err
+	}
+	a, err := resp.Decode(api.DefaultBounds())
+	if err != nil {
+		return nil, failure.Wrap(failure.Decode, err, "cannot read the answer: "+err.Error())
+	}
+	return a, nil
 }
 
 func (s *levelSink) Flush() error { return nil }
 
 // answer records a lookup's outcome on its node.
-func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
+func (w *walker) answer(n *Node, resp *api.Answer, err error) {
 	switch {
 	case err != nil:
 		n.Status = Error
@@ -324,8 +350,8 @@ func (w *walker) answer(n *Node, resp *api.SearchResponse, err error) {
 
 // neighbours adds the indicators that n's answer names, with an edge for
 // each resource and field where one was found first.
-func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
-	a := &named{room: w.cfg.room(), leftOut: map[string]struct{}{}}
+func (w *walker) neighbours(n *Node, resp *api.Answer, depth int) {
+	a := &named{room: w.cfg.room(), leftOut: map[key]struct{}{}}
 	defer func() { n.LeftOut = len(a.leftOut) }()
 	for _, r := range resp.Results {
 		// One extractor per resource: an indicator named in several
@@ -340,11 +366,15 @@ func (w *walker) neighbours(n *Node, resp *api.SearchResponse, depth int) {
 			field = "matched_value"
 			w.fieldIndicators(x, r.MatchedValue, found)
 		}
-		for _, rec := range r.Preview {
-			walkFields("", rec, func(f, text string) {
-				field = f
-				w.fieldIndicators(x, text, found)
-			})
+		for _, rec := range r.Records {
+			// A record that is not an object names nothing, as when
+			// records were decoded into maps.
+			if rec, ok := rec.(api.Record); ok {
+				walkFields("", rec, func(f, text string) {
+					field = f
+					w.fieldIndicators(x, text, found)
+				})
+			}
 		}
 	}
 }
@@ -395,11 +425,11 @@ func (w *walker) link(from *Node, a *named, ind ioc.Indicator, depth int, resour
 	if ind.Type == ioc.Unknown || ind.Type == from.Type && ind.Value == from.Value {
 		return
 	}
-	id := NodeID(ind.Type, ind.Value)
-	to := w.byID[id]
+	k := nodeKey(ind.Type, ind.Value)
+	to := w.byKey[k]
 	if to == nil {
 		reason := w.cfg.Skipper.Reason(ind.Value, ind.Type)
-		if !a.take(id, reason != "") {
+		if !a.take(k, reason != "") {
 			return
 		}
 		to = w.add(ind.Value, ind.Type, depth, reason)
@@ -419,8 +449,10 @@ func (w *walker) link(from *Node, a *named, ind ioc.Indicator, depth int, resour
 
 // walkFields calls fn for every string in a preview record, with its
 // field's path: nested objects as dotted keys, lists under their own key.
-// Keys are taken in sorted order, since a decoded record has lost the
-// service's; the ids do not depend on it, the order of nodes does.
+// Keys are taken in sorted order, the last of a repeated key only, as
+// when records were decoded into maps: the ids do not depend on it, the
+// order of nodes does, and it stays what it was whatever the service's
+// order.
 func walkFields(prefix string, v any, fn func(field, text string)) {
 	switch v := v.(type) {
 	case string:
@@ -429,20 +461,29 @@ func walkFields(prefix string, v any, fn func(field, text string)) {
 		for _, e := range v {
 			walkFields(prefix, e, fn)
 		}
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p := k
+	case api.Record:
+		for _, f := range sortedFields(v) {
+			p := f.Key
 			if prefix != "" {
-				p = prefix + "." + k
+				p = prefix + "." + f.Key
 			}
-			walkFields(p, v[k], fn)
+			walkFields(p, f.Value, fn)
 		}
 	}
+}
+
+// sortedFields is r's fields sorted by key, of a repeated key the last.
+func sortedFields(r api.Record) []api.Field {
+	fs := slices.Clone(r)
+	slices.SortStableFunc(fs, func(a, b api.Field) int { return strings.Compare(a.Key, b.Key) })
+	out := fs[:0]
+	for i, f := range fs {
+		if i+1 < len(fs) && fs[i+1].Key == f.Key {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func (w *walker) summarize() {
