@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
 )
@@ -433,4 +436,60 @@ func TestPivotWithoutLookups(t *testing.T) {
 	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'p', Text: "p"}); cmd != nil || !strings.Contains(m.status, "no lookups") {
 		t.Errorf("status %q", m.status)
 	}
+}
+
+// BenchmarkKeyLatency10k reports the 99th percentile of a key's effect
+// drawn (Update and View) over 10,000 rows: moves, page jumps and a
+// filter typed and cleared, as a person browses. The issue's target is
+// 16 ms.
+func BenchmarkKeyLatency10k(b *testing.B) {
+	items := make([]Item, 10000)
+	for i := range items {
+		items[i] = newItem(Item{Value: fmt.Sprintf("198.51.%d.%d", i/256, i%256), Type: "ipv4", Status: "no_match"})
+	}
+	m := sized(&Document{Title: "bench", Items: items}, 200, 50, Options{})
+	keys := []string{"down", "down", "pgdown", "up", "/", "1", "9", "8", "enter", "esc", "end", "home"}
+	var took []time.Duration
+	for b.Loop() {
+		for _, k := range keys {
+			start := time.Now()
+			press(m, k)
+			_ = m.View()
+			took = append(took, time.Since(start))
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkPeakHeap100k reports the heap a document of 100,000 pivot
+// nodes holds once open and drawn (the issue's bound: under 100 MB).
+func BenchmarkPeakHeap100k(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"nodes":[`)
+	for i := range 100000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"id":"n%d","value":"host-%d.example.com","type":"domain","depth":1,"status":"matched","resources":[{"resource":"passive_dns","label":"Passive DNS","count":2,"detail_url":"https://ti.example.com/ti/resources/passive_dns?q=host-%d.example.com"}]}`, i, i, i)
+	}
+	sb.WriteString(`],"edges":[],"summary":{"nodes":100000}}`)
+	doc := sb.String()
+	var most uint64
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		d, err := Load(strings.NewReader(doc), "pivot.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := sized(d, 200, 50, Options{})
+		_ = m.View()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(m)
+		most = max(most, after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))
+	}
+	b.ReportMetric(float64(most)/(1<<20), "heap-MB")
 }
