@@ -97,7 +97,7 @@ func TestLoadEachDocument(t *testing.T) {
 			var got []string
 			for _, it := range doc.Items {
 				got = append(got, it.Value)
-				if it.in == nil && it.skip == nil {
+				if _, ok := it.indicator(); !ok && it.skip == nil {
 					t.Errorf("%s: nothing to export", it.Value)
 				}
 			}

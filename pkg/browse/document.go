@@ -30,10 +30,16 @@ type Item struct {
 	// Links are a pivot node's neighbours, as "value (resource.field)".
 	Links []string
 
-	// in is the indicator as the exporters take it; skip is set instead
-	// for a value that was never looked up.
-	in   *report.Indicator
-	skip *report.Skipped
+	// in is the indicator as the exporters take it (indicator); skip is
+	// set instead for a value that was never looked up. An item made
+	// from an answer keeps no in: answered says indicator builds it from
+	// the item's own resources, so that each result is held once (a
+	// 100,000-node pivot held every one twice).
+	in       *report.Indicator
+	skip     *report.Skipped
+	answered bool
+	// Of the answer: its query, detected type and unsupported reason.
+	query, detected, unsupported string
 	// key is what the filter looks in, lower-cased once.
 	key string
 }
@@ -205,7 +211,7 @@ func (d *Document) add(o *object) (string, error) {
 	switch {
 	case o.Indicators != nil || o.Skipped != nil:
 		for _, in := range o.Indicators {
-			d.Items = append(d.Items, fromAnswer(in.Value, in.Type, in.Result, in.Error))
+			d.Items = append(d.Items, newItem(fromAnswer(in.Value, in.Type, in.Result, in.Error)))
 		}
 		for _, s := range o.Skipped {
 			skip := &report.Skipped{Value: s.Value, Type: s.Type, Reason: s.Reason}
@@ -219,7 +225,7 @@ func (d *Document) add(o *object) (string, error) {
 		d.Items = append(d.Items, fromChange(o))
 		return "watch", nil
 	case o.Query != "" || o.Results != nil || o.Error != nil:
-		d.Items = append(d.Items, fromAnswer(o.Query, o.DetectedType, &o.answer, o.Error))
+		d.Items = append(d.Items, newItem(fromAnswer(o.Query, o.DetectedType, &o.answer, o.Error)))
 		return "search", nil
 	}
 	return "", errors.New("an object that is none of search, triage, pivot or watch's")
@@ -236,19 +242,33 @@ func fromAnswer(value, typ string, a *answer, failed *errorInfo) Item {
 			msg = failed.Message
 		}
 		in := &report.Indicator{Value: value, Type: typ, Err: errors.New(msg)}
-		return newItem(Item{Value: value, Type: typ, Status: string(report.Failed), Note: msg, in: in})
+		return Item{Value: value, Type: typ, Status: string(report.Failed), Note: msg, in: in}
 	}
-	it := Item{Value: value, Type: typ}
-	resp := &api.SearchResponse{Query: a.Query, DetectedType: a.DetectedType, UnsupportedReason: a.UnsupportedReason}
+	it := Item{Value: value, Type: typ, answered: true, query: a.Query, detected: a.DetectedType, unsupported: a.UnsupportedReason}
+	it.Resources = make([]Resource, 0, len(a.Results))
 	for _, r := range a.Results {
-		res := r.result()
-		it.Resources = append(it.Resources, res)
-		resp.Results = append(resp.Results, res.Result)
+		it.Resources = append(it.Resources, r.result())
 	}
-	it.in = &report.Indicator{Value: value, Type: typ, Resp: resp}
-	it.Status = string(it.in.Status())
+	in, _ := it.indicator()
+	it.Status = string(in.Status())
 	it.Note = a.UnsupportedReason
-	return newItem(it)
+	return it
+}
+
+// indicator is the item as the exporters take it; false for a value
+// never looked up.
+func (it Item) indicator() (report.Indicator, bool) {
+	switch {
+	case it.in != nil:
+		return *it.in, true
+	case !it.answered:
+		return report.Indicator{}, false
+	}
+	resp := &api.SearchResponse{Query: it.query, DetectedType: it.detected, UnsupportedReason: it.unsupported}
+	for _, r := range it.Resources {
+		resp.Results = append(resp.Results, r.Result)
+	}
+	return report.Indicator{Value: it.Value, Type: it.Type, Resp: resp}, true
 }
 
 func (r result) result() Resource {

@@ -21,10 +21,9 @@ func Export(name, title string, items []Item) (string, error) {
 	}
 	r := &report.Report{Title: title, Time: time.Now().UTC()}
 	for _, it := range items {
-		switch {
-		case it.in != nil:
-			r.Indicators = append(r.Indicators, *it.in)
-		case it.skip != nil:
+		if in, ok := it.indicator(); ok {
+			r.Indicators = append(r.Indicators, in)
+		} else if it.skip != nil {
 			r.Skipped = append(r.Skipped, *it.skip)
 		}
 	}
