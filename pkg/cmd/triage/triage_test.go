@@ -219,9 +219,13 @@ func TestExitCodesLikeGrep(t *testing.T) {
 	}
 }
 
-func TestInterruptKeepsWhatFinished(t *testing.T) {
-	h := newHarness(t, output.JSON)
-	h.in.WriteString("a1.example a2.example a3.example a4.example\n")
+// interruptAfterFirst runs triage over report one value at a time: the
+// first (a1.example) matches, and the second request is where Ctrl-C
+// comes (the context is cancelled while it waits).
+func interruptAfterFirst(t *testing.T, format output.Format, report string) (*harness, error) {
+	t.Helper()
+	h := newHarness(t, format)
+	h.in.WriteString(report)
 	h.opts.Concurrency = 1
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stub("a1.example", "Feed")
@@ -230,7 +234,11 @@ func TestInterruptKeepsWhatFinished(t *testing.T) {
 		<-r.Context().Done()
 		return nil, r.Context().Err()
 	})
-	err := run(ctx, h.opts)
+	return h, run(ctx, h.opts)
+}
+
+func TestInterruptKeepsWhatFinished(t *testing.T) {
+	h, err := interruptAfterFirst(t, output.JSON, "a1.example a2.example a3.example a4.example\n")
 	if exitCode(err) != failure.ExitInterrupted {
 		t.Fatalf("err = %v, want exit 130", err)
 	}
@@ -743,17 +751,7 @@ func TestHelpSaysEachURLHostIsLookedUp(t *testing.T) {
 // 38: -o md said only "interrupted").
 func TestInterruptedSaysNOfM(t *testing.T) {
 	for _, format := range []output.Format{output.MD, output.JSON, output.Table} {
-		h := newHarness(t, format)
-		h.in.WriteString("a1.example a2.example a3.example a4.example 10.0.0.1\n")
-		h.opts.Concurrency = 1
-		ctx, cancel := context.WithCancel(context.Background())
-		h.stub("a1.example", "Feed")
-		h.reg.Register("slow", httpmock.Any(), func(r *http.Request) (*http.Response, error) {
-			cancel()
-			<-r.Context().Done()
-			return nil, r.Context().Err()
-		})
-		err := run(ctx, h.opts)
+		h, err := interruptAfterFirst(t, format, "a1.example a2.example a3.example a4.example 10.0.0.1\n")
 		if exitCode(err) != failure.ExitInterrupted {
 			t.Fatalf("%s: err = %v, want exit 130", format, err)
 		}
