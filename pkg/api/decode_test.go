@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tilookup/tilookup/internal/testenv"
 )
 
 // small are bounds that cut every kind of value, as the MCP server's do.
@@ -106,6 +108,7 @@ func TestDecodeBuiltInCode(t *testing.T) {
 // A preview record of 1M keys and an answer of 1M results cost their bytes
 // and the bounds (issue 28), within small bounds as within the CLI's.
 func TestDecodeSmallBoundsMemory(t *testing.T) {
+	testenv.Slow(t, "measures memory over a large answer")
 	if raceEnabled {
 		t.Skip("the race detector adds its own allocations")
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tilookup/tilookup/internal/testenv"
 )
 
 // Eight processes share one small cache: each writes answers of varied
@@ -20,6 +22,7 @@ import (
 // answer of the key asked (never a torn, damaged or foreign one), and
 // every process must succeed.
 func TestProcessesShareTheCache(t *testing.T) {
+	testenv.Slow(t, "starts processes")
 	if testing.Short() {
 		t.Skip("starts 8 processes")
 	}

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
 )
 
@@ -241,6 +242,7 @@ func TestConcurrencyIsServerWide(t *testing.T) {
 // service may send (in the summary's top resources, in every match) still
 // fit: the last levels drop them.
 func TestSmallestBudgetLongLabels(t *testing.T) {
+	testenv.Slow(t, "100 calls' worth of 2 KB labels at the smallest budget")
 	long := func(i int) string { return fmt.Sprint(i) + strings.Repeat("😀", 3000) }
 	s := connect(t, fakeConfig(MinMaxBytes, func(v string) (*api.SearchResponse, error) {
 		r := &api.SearchResponse{Query: v}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
 )
 
@@ -263,6 +264,7 @@ func peakHeap(f func()) uint64 {
 // at a time: decoding and printing 200k results stays within a few times the
 // answer's size, whatever the format, and the counts are the whole answer's.
 func TestOneLargeAnswerEveryFormat(t *testing.T) {
+	testenv.Slow(t, "a large answer in every format")
 	if raceEnabled {
 		t.Skip("the race detector adds its own allocations")
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/triage"
@@ -388,6 +389,7 @@ func TestDrawingsSayIncomplete(t *testing.T) {
 // cut to its first nodes (the nearest), and the chart says how many nodes
 // and links were left out; in Markdown too.
 func TestMermaidWithinLimits(t *testing.T) {
+	testenv.Slow(t, "draws graphs over Mermaid's limits")
 	g, _ := Walk(context.Background(), crowd(600), start("a.example.com"), Config{Depth: 1, MaxLookups: 1000})
 	if len(g.Edges) <= mermaidMaxEdges {
 		t.Fatalf("only %d edges: the test needs more than Mermaid draws", len(g.Edges))

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tilookup/tilookup/internal/testenv"
 )
 
 // bigState is a list of n values, every one matched, generation g in its
@@ -34,6 +36,7 @@ const bigValues = 5000
 // run opens the list and reads a whole state (the old one or the new one,
 // never a mix), and what the killed writer left does not pile up.
 func TestKillMidWriteLeavesAWholeState(t *testing.T) {
+	testenv.Slow(t, "starts and kills processes")
 	if testing.Short() {
 		t.Skip("kills processes")
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cache"
 	"github.com/tilookup/tilookup/pkg/httpmock"
@@ -103,6 +104,7 @@ func TestFailedAnswerIsNotCached(t *testing.T) {
 // The promise: a re-run of a 1,000-value list asks the service
 // nothing and prints the same records.
 func TestThousandValuesRerunFromTheCache(t *testing.T) {
+	testenv.Slow(t, "writes a thousand cache entries")
 	dir := filepath.Join(t.TempDir(), "answers")
 	var args []string
 	for i := range 1000 {

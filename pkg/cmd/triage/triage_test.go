@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -413,6 +414,7 @@ func TestNewCmdFillsOptions(t *testing.T) {
 // A report of 100k lines (30 MB) goes through with memory bounded by the
 // extraction blocks and the lookups in flight, not by the document.
 func TestLongReportFlatMemory(t *testing.T) {
+	testenv.Slow(t, "measures memory over a long report")
 	if testing.Short() {
 		t.Skip("long report")
 	}

@@ -1,4 +1,6 @@
-package watch_test
+//go:build slow
+
+package main
 
 import (
 	"bytes"

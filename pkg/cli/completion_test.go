@@ -1,4 +1,8 @@
-package completion_test
+// The completion scripts, their install and dynamic completion, tested
+// through the whole command tree: they live here, where the tree is linked
+// anyway, rather than in pkg/cmd/completion, which would link it a second time.
+
+package cli_test
 
 import (
 	"os"

@@ -1,0 +1,5 @@
+//go:build slow
+
+package testenv
+
+const slow = true
