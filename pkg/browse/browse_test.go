@@ -13,6 +13,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
+
+	"github.com/tilookup/tilookup/pkg/browse/browsetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens")
@@ -328,15 +330,9 @@ func TestKeysOpenCopyQuit(t *testing.T) {
 // screen drawn.
 func BenchmarkOpen50k(b *testing.B) {
 	var sb strings.Builder
-	sb.WriteString(`{"indicators":[`)
-	for i := range 50000 {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		v := fmt.Sprintf("host-%d.example.com", i)
-		fmt.Fprintf(&sb, `{"value":%q,"type":"domain","status":"matched","result":{"query":%q,"detected_type":"domain","results":[{"resource":"passive_dns","label":"Passive DNS","count":2,"preview":[{"domain":%q,"ip":"198.51.100.7","first_seen":"2024-01-01T00:00:00Z"}],"detail_url":"https://ti.example.com/ti/resources/passive_dns?q=%s"}]}}`, v, v, v, v)
+	if err := browsetest.Triage(&sb, 50000); err != nil {
+		b.Fatal(err)
 	}
-	sb.WriteString(`],"skipped":[]}`)
 	doc := sb.String()
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
@@ -466,14 +462,9 @@ func BenchmarkKeyLatency10k(b *testing.B) {
 // nodes holds once open and drawn (the issue's bound: under 100 MB).
 func BenchmarkPeakHeap100k(b *testing.B) {
 	var sb strings.Builder
-	sb.WriteString(`{"nodes":[`)
-	for i := range 100000 {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, `{"id":"n%d","value":"host-%d.example.com","type":"domain","depth":1,"status":"matched","resources":[{"resource":"passive_dns","label":"Passive DNS","count":2,"detail_url":"https://ti.example.com/ti/resources/passive_dns?q=host-%d.example.com"}]}`, i, i, i)
+	if err := browsetest.Pivot(&sb, 100000); err != nil {
+		b.Fatal(err)
 	}
-	sb.WriteString(`],"edges":[],"summary":{"nodes":100000}}`)
 	doc := sb.String()
 	var most uint64
 	for b.Loop() {

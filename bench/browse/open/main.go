@@ -1,0 +1,49 @@
+// Command open is bench/browse's child: it opens a document as `tilookup
+// browse FILE` does, without a terminal (the file, browse.Load, the model
+// at 200x50 and its first screen), and prints the time that took and the
+// live heap it holds then. Its peak RSS is read by its parent. It uses
+// only what browse exported before the streaming load, so the parent can
+// build it against an older tree too (-before).
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea/v2"
+
+	"github.com/tilookup/tilookup/pkg/browse"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: open FILE")
+		os.Exit(2)
+	}
+	start := time.Now()
+	f, err := cmdutil.OpenInput(os.Args[1])
+	check(err)
+	doc, err := browse.Load(f, os.Args[1])
+	check(err)
+	f.Close()
+	m := browse.New(doc, browse.Options{})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	_ = m.View()
+	took := time.Since(start)
+
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(m)
+	fmt.Printf("%d %d %d\n", took.Microseconds(), ms.HeapAlloc, len(doc.Items))
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
