@@ -2,14 +2,19 @@ package browse
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
@@ -110,11 +115,68 @@ func TestLoadEachDocument(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesOtherJSON: what is not a document of the four gets one
+// line that says so, whatever is wrong with it and wherever.
 func TestLoadRefusesOtherJSON(t *testing.T) {
-	for _, in := range []string{`{"name":"x"}`, `[1,2]`, `not json`} {
-		if _, err := Load(strings.NewReader(in), "x.json"); err == nil {
+	for _, in := range []string{`{"name":"x"}`, `[1,2]`, `not json`, ``, `null`, `{"nodes":5}`,
+		`{"query":"a"`, `[{"query":"a"}] x`, `{"query":"a"}{"name":"x"}`, `{"indicators":[5]}`} {
+		_, err := Load(strings.NewReader(in), "x.json")
+		if err == nil {
 			t.Errorf("%s: loaded", in)
+			continue
 		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "x.json is not a JSON document of search, triage, pivot or watch: ") &&
+			msg != "x.json: an object that is none of search, triage, pivot or watch's" || strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q", in, msg)
+		}
+	}
+}
+
+// TestLoadAnyFieldOrder: Load reads the long arrays as they come, so a
+// pivot's edges before its nodes, or a triage's skipped before its
+// indicators, give the same items as the order the commands write.
+func TestLoadAnyFieldOrder(t *testing.T) {
+	for _, file := range []string{"triage.json", "pivot.json"} {
+		want := load(t, file).Items
+		raw, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		keys := slices.Sorted(maps.Keys(fields))
+		backward := slices.Clone(keys)
+		slices.Reverse(backward)
+		for _, order := range [][]string{keys, backward} {
+			b := strings.Builder{}
+			b.WriteByte('{')
+			for i, k := range order {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "%q:%s", k, fields[k])
+			}
+			b.WriteString("}")
+			doc, err := Load(strings.NewReader(b.String()), file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(doc.Items, want) {
+				t.Errorf("%s with its fields in the order %v: other items", file, order)
+			}
+		}
+	}
+}
+
+// A read error is said as one, not as a document cut short.
+func TestLoadReadError(t *testing.T) {
+	broken := io.MultiReader(strings.NewReader(`{"indicators":[`), iotest.ErrReader(errors.New("disk on fire")))
+	_, err := Load(broken, "x.json")
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || strings.Contains(err.Error(), "not a JSON document") {
+		t.Errorf("error %v", err)
 	}
 }
 
