@@ -29,16 +29,32 @@ type Item struct {
 
 	// in is the indicator as the exporters take it (indicator); skip is
 	// set instead for a value that was never looked up. An item made
-	// from an answer keeps no in: answered says indicator builds it from
-	// the item's own resources, so that each result is held once (a
+	// from an answer keeps no in: its answer says indicator builds it
+	// from the item's own resources, so that each result is held once (a
 	// 100,000-node pivot held every one twice).
-	in       *report.Indicator
-	skip     *report.Skipped
-	answered bool
-	// Of the answer: its query, detected type and unsupported reason.
-	query, detected, unsupported string
+	in   *report.Indicator
+	skip *report.Skipped
+	ans  *answerHead
 	// key is what the filter looks in, lower-cased once.
 	key string
+}
+
+// answerHead is an answer's query, detected type and unsupported reason.
+// Most answers' are the item's value and type and none: those share
+// asItem, and an item is 48 bytes smaller (a 100,000-node pivot's are
+// all so; see docs/PERFORMANCE.md).
+type answerHead struct {
+	query, detected, unsupported string
+}
+
+// asItem is the head of an answer to the item's own value and type.
+var asItem = &answerHead{}
+
+func newHead(it *Item, a *answer) *answerHead {
+	if a.Query == it.Value && a.DetectedType == it.Type && a.UnsupportedReason == "" {
+		return asItem
+	}
+	return &answerHead{a.Query, a.DetectedType, a.UnsupportedReason}
 }
 
 // Resource is one matching resource of an item.
@@ -159,7 +175,8 @@ func fromAnswer(value, typ string, a *answer, failed *errorInfo) Item {
 		in := &report.Indicator{Value: value, Type: typ, Err: errors.New(msg)}
 		return Item{Value: value, Type: typ, Status: string(report.Failed), Note: msg, in: in}
 	}
-	it := Item{Value: value, Type: typ, answered: true, query: a.Query, detected: a.DetectedType, unsupported: a.UnsupportedReason}
+	it := Item{Value: value, Type: typ}
+	it.ans = newHead(&it, a)
 	it.Resources = make([]Resource, 0, len(a.Results))
 	for _, r := range a.Results {
 		it.Resources = append(it.Resources, r.result())
@@ -176,10 +193,13 @@ func (it Item) indicator() (report.Indicator, bool) {
 	switch {
 	case it.in != nil:
 		return *it.in, true
-	case !it.answered:
+	case it.ans == nil:
 		return report.Indicator{}, false
 	}
-	resp := &api.SearchResponse{Query: it.query, DetectedType: it.detected, UnsupportedReason: it.unsupported}
+	resp := &api.SearchResponse{Query: it.ans.query, DetectedType: it.ans.detected, UnsupportedReason: it.ans.unsupported}
+	if it.ans == asItem {
+		resp.Query, resp.DetectedType = it.Value, it.Type
+	}
 	for _, r := range it.Resources {
 		resp.Results = append(resp.Results, r.Result)
 	}

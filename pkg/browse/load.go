@@ -22,7 +22,7 @@ import (
 // 64 MB of items (go run ./bench/browse).
 func Load(r io.Reader, name string) (*Document, error) {
 	in := &reader{r: r}
-	w := &walk{dec: json.NewDecoder(in), doc: &Document{}, kinds: map[string]bool{}}
+	w := &walk{dec: json.NewDecoder(in), doc: &Document{}, kinds: map[string]bool{}, names: names{}}
 	err := w.document()
 	if err == io.EOF { // within a value: document says the end between them
 		err = io.ErrUnexpectedEOF
@@ -63,6 +63,38 @@ type walk struct {
 	// the document is said first, as when the document was parsed
 	// before its objects were read.
 	unknown bool
+	names   names
+}
+
+// names holds one copy of each short string that items repeat: types,
+// resource ids and labels, counts, reasons. encoding/json makes a string
+// of each; 100,000 pivot nodes held 56 bytes a node of copies.
+type names map[string]string
+
+// maxNames bounds the names kept: beyond it (strings that hardly repeat),
+// a string is kept as decoded.
+const maxNames = 4096
+
+func (n names) of(s string) string {
+	if len(s) > 64 {
+		return s
+	}
+	if kept, ok := n[s]; ok {
+		return kept
+	}
+	if len(n) < maxNames {
+		n[s] = s
+	}
+	return s
+}
+
+// results shares the repeated strings of rs.
+func (n names) results(rs []result) {
+	for i := range rs {
+		r := &rs[i]
+		r.Resource, r.Label, r.Group, r.MatchedColumn = n.of(r.Resource), n.of(r.Label), n.of(r.Group), n.of(r.MatchedColumn)
+		r.Count = json.Number(n.of(string(r.Count)))
+	}
 }
 
 // document is the whole input: an array of objects, or objects one
@@ -129,7 +161,7 @@ func (w *walk) object(tok json.Token) error {
 			return err
 		}
 		key := tok.(string) // a key: the decoder checks that
-		if present, each := o.long(key); each != nil {
+		if present, each := o.long(key, w.names); each != nil {
 			if err := w.array(key, present, each); err != nil {
 				return err
 			}
@@ -175,13 +207,18 @@ type streamed struct {
 // long is how the array under key is read, element by element, and the
 // flag that says it was present; nil for a field that is not one of the
 // long arrays. Keys match as encoding/json matches them, in any case.
-func (o *streamed) long(key string) (*bool, func(*json.Decoder) error) {
+func (o *streamed) long(key string, names names) (*bool, func(*json.Decoder) error) {
 	switch {
 	case strings.EqualFold(key, "indicators"):
 		return &o.indicators, func(dec *json.Decoder) error {
 			var in triageIndicator
 			if err := dec.Decode(&in); err != nil {
 				return err
+			}
+			in.Type = names.of(in.Type)
+			if in.Result != nil {
+				in.Result.DetectedType = names.of(in.Result.DetectedType)
+				names.results(in.Result.Results)
 			}
 			o.triage = append(o.triage, newItem(fromAnswer(in.Value, in.Type, in.Result, in.Error)))
 			return nil
@@ -192,6 +229,7 @@ func (o *streamed) long(key string) (*bool, func(*json.Decoder) error) {
 			if err := dec.Decode(&s); err != nil {
 				return err
 			}
+			s.Type, s.Reason = names.of(s.Type), names.of(s.Reason)
 			skip := &report.Skipped{Value: s.Value, Type: s.Type, Reason: s.Reason}
 			o.skips = append(o.skips, newItem(Item{Value: s.Value, Type: s.Type, Status: "skipped", Note: s.Reason, skip: skip}))
 			return nil
@@ -202,6 +240,8 @@ func (o *streamed) long(key string) (*bool, func(*json.Decoder) error) {
 			if err := dec.Decode(&n); err != nil {
 				return err
 			}
+			n.Type, n.Status, n.Reason = names.of(n.Type), names.of(n.Status), names.of(n.Reason)
+			names.results(n.Resources)
 			o.pivot = append(o.pivot, newItem(fromNode(&n)))
 			o.ids = append(o.ids, n.ID)
 			return nil
@@ -226,6 +266,7 @@ func (o *streamed) long(key string) (*bool, func(*json.Decoder) error) {
 				return err
 			}
 			o.answers = append(o.answers, r)
+			names.results(o.answers[len(o.answers)-1:])
 			return nil
 		}
 	}
