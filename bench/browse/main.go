@@ -117,8 +117,18 @@ func open(bin, path string) run {
 	return run{rss: rss, heap: heap, took: time.Duration(us) * time.Microsecond}
 }
 
+// noLimit is the child's limit.go in an older tree: browse read the
+// document as it came.
+const noLimit = `package main
+
+import "io"
+
+func limit(r io.Reader) io.Reader { return r }
+`
+
 // buildAt builds the child against the tree of rev: rev's files, with
-// this tree's child added (it uses only what browse exported then).
+// this tree's child added (main.go uses only what browse exported then)
+// and noLimit.
 func buildAt(dir, rev string) string {
 	src := filepath.Join(dir, "src-"+strings.ReplaceAll(rev, "/", "_"))
 	check(os.MkdirAll(src, 0o755))
@@ -127,8 +137,10 @@ func buildAt(dir, rev string) string {
 	check(archive.Run())
 	child, err := os.ReadFile(filepath.Join("bench", "browse", "open", "main.go"))
 	check(err)
-	check(os.MkdirAll(filepath.Join(src, "bench", "browse", "open"), 0o755))
-	check(os.WriteFile(filepath.Join(src, "bench", "browse", "open", "main.go"), child, 0o644))
+	dst := filepath.Join(src, "bench", "browse", "open")
+	check(os.MkdirAll(dst, 0o755))
+	check(os.WriteFile(filepath.Join(dst, "main.go"), child, 0o644))
+	check(os.WriteFile(filepath.Join(dst, "limit.go"), []byte(noLimit), 0o644))
 	bin := filepath.Join(dir, "open-before")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./bench/browse/open")
 	cmd.Dir = src

@@ -546,3 +546,28 @@ func BenchmarkPeakHeap100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(most)/(1<<20), "heap-MB")
 }
+
+// An answer keeps its own query, detected type and unsupported reason
+// for the exporters, whether they are the item's value and type or not.
+func TestAnswerHeadKept(t *testing.T) {
+	for _, a := range []struct{ query, detected, unsupported string }{
+		{"example.com", "domain", ""},
+		{"http://example.com/", "url", ""},
+		{"example.com", "domain", "not searched by this service"},
+	} {
+		in := fmt.Sprintf(`{"indicators":[{"value":"example.com","type":"domain","result":{"query":%q,"detected_type":%q,"unsupported_reason":%q,"results":[]}}]}`,
+			a.query, a.detected, a.unsupported)
+		doc, err := Load(strings.NewReader(in), "x.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ind, ok := doc.Items[0].indicator()
+		if !ok || ind.Resp == nil {
+			t.Fatalf("%+v: no answer", a)
+		}
+		got := struct{ query, detected, unsupported string }{ind.Resp.Query, ind.Resp.DetectedType, ind.Resp.UnsupportedReason}
+		if got != a || ind.Value != "example.com" || ind.Type != "domain" {
+			t.Errorf("answer %+v, indicator %s %s: want %+v", got, ind.Value, ind.Type, a)
+		}
+	}
+}

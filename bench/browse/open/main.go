@@ -2,9 +2,9 @@
 // browse FILE` does, without a terminal (the file, browse.Load, the model
 // at 200x50 and its first screen), browses around (browseAround), and
 // prints the time the opening took and the live heap it holds at the
-// end. Its peak RSS is read by its parent. It uses
-// only what browse exported before the streaming load, so the parent can
-// build it against an older tree too (-before).
+// end. Its peak RSS is read by its parent. main.go uses only what browse
+// exported before the streaming load, so the parent can build it against
+// an older tree too (-before), with its own limit.go.
 package main
 
 import (
@@ -27,7 +27,7 @@ func main() {
 	start := time.Now()
 	f, err := cmdutil.OpenInput(os.Args[1])
 	check(err)
-	doc, err := browse.Load(f, os.Args[1])
+	doc, err := browse.Load(limit(f), os.Args[1])
 	check(err)
 	f.Close()
 	m := browse.New(doc, browse.Options{})
