@@ -10,9 +10,11 @@
 // (bench/browse/open: the file, browse.Load, the model and its first
 // screen, as browse does without a terminal) and prints the medians of
 // the child's peak RSS (getrusage), the live heap it holds once open, and
-// the time to open. -before REV builds the same child against the tree of
-// REV too (git archive), and the two run alternately in the same run, so
-// that before and after are measured on the same machine at the same time.
+// the time to open. The row "no limit" is this tree with GOGC=100 in the
+// environment, which browse leaves alone: without its soft memory limit.
+// -before REV builds the same child against the tree of REV too (git
+// archive); all run alternately in the same run, so that before and after
+// are measured on the same machine at the same time.
 package main
 
 import (
@@ -55,8 +57,11 @@ func main() {
 	write(docs[0].path, func(f *os.File) error { return browsetest.Pivot(f, nodes) })
 	write(docs[1].path, func(f *os.File) error { return browsetest.Triage(f, indicators) })
 
-	builds := []build{{name: "this tree", bin: filepath.Join(dir, "open")}}
-	check(benchutil.Build(builds[0].bin, "./bench/browse/open"))
+	this := filepath.Join(dir, "open")
+	check(benchutil.Build(this, "./bench/browse/open"))
+	// GOGC set: browse leaves the collector at its default, so this row
+	// is what the soft memory limit is worth.
+	builds := []build{{name: "no limit", bin: this, env: []string{"GOGC=100"}}, {name: "this tree", bin: this}}
 	if *before != "" {
 		builds = append([]build{{name: *before, bin: buildAt(dir, *before)}}, builds...)
 	}
@@ -65,7 +70,7 @@ func main() {
 	for range *rounds {
 		for di, d := range docs {
 			for bi, b := range builds {
-				results[[2]int{di, bi}] = append(results[[2]int{di, bi}], open(b.bin, d.path))
+				results[[2]int{di, bi}] = append(results[[2]int{di, bi}], open(b, d.path))
 			}
 		}
 	}
@@ -88,7 +93,10 @@ func main() {
 
 type document struct{ name, path string }
 
-type build struct{ name, bin string }
+type build struct {
+	name, bin string
+	env       []string // added to the child's environment
+}
 
 // run is one child's figures.
 type run struct {
@@ -96,9 +104,11 @@ type run struct {
 	took      time.Duration
 }
 
-// open runs the child bin on the document at path.
-func open(bin, path string) run {
+// open runs the child b on the document at path.
+func open(b build, path string) run {
+	bin := b.bin
 	cmd := exec.Command(bin, path)
+	cmd.Env = append(os.Environ(), b.env...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
