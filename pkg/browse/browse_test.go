@@ -2,17 +2,24 @@ package browse
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
+
+	"github.com/tilookup/tilookup/pkg/browse/browsetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens")
@@ -108,11 +115,68 @@ func TestLoadEachDocument(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesOtherJSON: what is not a document of the four gets one
+// line that says so, whatever is wrong with it and wherever.
 func TestLoadRefusesOtherJSON(t *testing.T) {
-	for _, in := range []string{`{"name":"x"}`, `[1,2]`, `not json`} {
-		if _, err := Load(strings.NewReader(in), "x.json"); err == nil {
+	for _, in := range []string{`{"name":"x"}`, `[1,2]`, `not json`, ``, `null`, `{"nodes":5}`,
+		`{"query":"a"`, `[{"query":"a"}] x`, `{"query":"a"}{"name":"x"}`, `{"indicators":[5]}`} {
+		_, err := Load(strings.NewReader(in), "x.json")
+		if err == nil {
 			t.Errorf("%s: loaded", in)
+			continue
 		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "x.json is not a JSON document of search, triage, pivot or watch: ") &&
+			msg != "x.json: an object that is none of search, triage, pivot or watch's" || strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q", in, msg)
+		}
+	}
+}
+
+// TestLoadAnyFieldOrder: Load reads the long arrays as they come, so a
+// pivot's edges before its nodes, or a triage's skipped before its
+// indicators, give the same items as the order the commands write.
+func TestLoadAnyFieldOrder(t *testing.T) {
+	for _, file := range []string{"triage.json", "pivot.json"} {
+		want := load(t, file).Items
+		raw, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		keys := slices.Sorted(maps.Keys(fields))
+		backward := slices.Clone(keys)
+		slices.Reverse(backward)
+		for _, order := range [][]string{keys, backward} {
+			b := strings.Builder{}
+			b.WriteByte('{')
+			for i, k := range order {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "%q:%s", k, fields[k])
+			}
+			b.WriteString("}")
+			doc, err := Load(strings.NewReader(b.String()), file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(doc.Items, want) {
+				t.Errorf("%s with its fields in the order %v: other items", file, order)
+			}
+		}
+	}
+}
+
+// A read error is said as one, not as a document cut short.
+func TestLoadReadError(t *testing.T) {
+	broken := io.MultiReader(strings.NewReader(`{"indicators":[`), iotest.ErrReader(errors.New("disk on fire")))
+	_, err := Load(broken, "x.json")
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || strings.Contains(err.Error(), "not a JSON document") {
+		t.Errorf("error %v", err)
 	}
 }
 
@@ -328,15 +392,9 @@ func TestKeysOpenCopyQuit(t *testing.T) {
 // screen drawn.
 func BenchmarkOpen50k(b *testing.B) {
 	var sb strings.Builder
-	sb.WriteString(`{"indicators":[`)
-	for i := range 50000 {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		v := fmt.Sprintf("host-%d.example.com", i)
-		fmt.Fprintf(&sb, `{"value":%q,"type":"domain","status":"matched","result":{"query":%q,"detected_type":"domain","results":[{"resource":"passive_dns","label":"Passive DNS","count":2,"preview":[{"domain":%q,"ip":"198.51.100.7","first_seen":"2024-01-01T00:00:00Z"}],"detail_url":"https://ti.example.com/ti/resources/passive_dns?q=%s"}]}}`, v, v, v, v)
+	if err := browsetest.Triage(&sb, 50000); err != nil {
+		b.Fatal(err)
 	}
-	sb.WriteString(`],"skipped":[]}`)
 	doc := sb.String()
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
@@ -466,14 +524,9 @@ func BenchmarkKeyLatency10k(b *testing.B) {
 // nodes holds once open and drawn (the issue's bound: under 100 MB).
 func BenchmarkPeakHeap100k(b *testing.B) {
 	var sb strings.Builder
-	sb.WriteString(`{"nodes":[`)
-	for i := range 100000 {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, `{"id":"n%d","value":"host-%d.example.com","type":"domain","depth":1,"status":"matched","resources":[{"resource":"passive_dns","label":"Passive DNS","count":2,"detail_url":"https://ti.example.com/ti/resources/passive_dns?q=host-%d.example.com"}]}`, i, i, i)
+	if err := browsetest.Pivot(&sb, 100000); err != nil {
+		b.Fatal(err)
 	}
-	sb.WriteString(`],"edges":[],"summary":{"nodes":100000}}`)
 	doc := sb.String()
 	var most uint64
 	for b.Loop() {
@@ -492,4 +545,29 @@ func BenchmarkPeakHeap100k(b *testing.B) {
 		most = max(most, after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))
 	}
 	b.ReportMetric(float64(most)/(1<<20), "heap-MB")
+}
+
+// An answer keeps its own query, detected type and unsupported reason
+// for the exporters, whether they are the item's value and type or not.
+func TestAnswerHeadKept(t *testing.T) {
+	for _, a := range []struct{ query, detected, unsupported string }{
+		{"example.com", "domain", ""},
+		{"http://example.com/", "url", ""},
+		{"example.com", "domain", "not searched by this service"},
+	} {
+		in := fmt.Sprintf(`{"indicators":[{"value":"example.com","type":"domain","result":{"query":%q,"detected_type":%q,"unsupported_reason":%q,"results":[]}}]}`,
+			a.query, a.detected, a.unsupported)
+		doc, err := Load(strings.NewReader(in), "x.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ind, ok := doc.Items[0].indicator()
+		if !ok || ind.Resp == nil {
+			t.Fatalf("%+v: no answer", a)
+		}
+		got := struct{ query, detected, unsupported string }{ind.Resp.Query, ind.Resp.DetectedType, ind.Resp.UnsupportedReason}
+		if got != a || ind.Value != "example.com" || ind.Type != "domain" {
+			t.Errorf("answer %+v, indicator %s %s: want %+v", got, ind.Value, ind.Type, a)
+		}
+	}
 }

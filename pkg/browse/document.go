@@ -10,12 +10,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/report"
 )
 
@@ -32,16 +29,32 @@ type Item struct {
 
 	// in is the indicator as the exporters take it (indicator); skip is
 	// set instead for a value that was never looked up. An item made
-	// from an answer keeps no in: answered says indicator builds it from
-	// the item's own resources, so that each result is held once (a
+	// from an answer keeps no in: its answer says indicator builds it
+	// from the item's own resources, so that each result is held once (a
 	// 100,000-node pivot held every one twice).
-	in       *report.Indicator
-	skip     *report.Skipped
-	answered bool
-	// Of the answer: its query, detected type and unsupported reason.
-	query, detected, unsupported string
+	in   *report.Indicator
+	skip *report.Skipped
+	ans  *answerHead
 	// key is what the filter looks in, lower-cased once.
 	key string
+}
+
+// answerHead is an answer's query, detected type and unsupported reason.
+// Most answers' are the item's value and type and none: those share
+// asItem, and an item is 48 bytes smaller (a 100,000-node pivot's are
+// all so; see docs/PERFORMANCE.md).
+type answerHead struct {
+	query, detected, unsupported string
+}
+
+// asItem is the head of an answer to the item's own value and type.
+var asItem = &answerHead{}
+
+func newHead(it *Item, a *answer) *answerHead {
+	if a.Query == it.Value && a.DetectedType == it.Type && a.UnsupportedReason == "" {
+		return asItem
+	}
+	return &answerHead{a.Query, a.DetectedType, a.UnsupportedReason}
 }
 
 // Resource is one matching resource of an item.
@@ -93,26 +106,10 @@ type errorInfo struct {
 	Message string `json:"message"`
 }
 
-// object is any of the documents' objects: which fields are present
-// tells which it is.
-type object struct {
+// head is an object's fields other than its arrays that can be long
+// (Load streams those): a search answer's, a watch change's.
+type head struct {
 	answer
-	// triage
-	Indicators []triageIndicator `json:"indicators"`
-	Skipped    []struct {
-		Value  string `json:"value"`
-		Type   string `json:"type"`
-		Reason string `json:"reason"`
-	} `json:"skipped"`
-	// pivot
-	Nodes []pivotNode `json:"nodes"`
-	Edges []struct {
-		From     string `json:"from"`
-		To       string `json:"to"`
-		Resource string `json:"resource"`
-		Field    string `json:"field"`
-	} `json:"edges"`
-	// watch
 	Value     string `json:"value"`
 	Type      string `json:"type"`
 	Change    string `json:"change"`
@@ -122,6 +119,19 @@ type object struct {
 		Before   *json.Number `json:"before"`
 		After    *json.Number `json:"after"`
 	} `json:"resources"`
+}
+
+type skipped struct {
+	Value  string `json:"value"`
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+type edge struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Resource string `json:"resource"`
+	Field    string `json:"field"`
 }
 
 type triageIndicator struct {
@@ -141,60 +151,6 @@ type pivotNode struct {
 	Resources []result `json:"resources"`
 }
 
-// Load reads a document: one JSON object, an array of them, or NDJSON.
-// A document that is one JSON value is decoded in one pass (a
-// 50,000-indicator triage opens in well under a second); NDJSON value by
-// value.
-func Load(r io.Reader, name string) (*Document, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, cmdutil.ReadError(err)
-	}
-	objs, err := objects(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a JSON document of search, triage, pivot or watch: %w", name, err)
-	}
-	doc := &Document{}
-	kinds := map[string]bool{}
-	for _, o := range objs {
-		kind, err := doc.add(o)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		kinds[kind] = true
-	}
-	doc.Title = title(kinds, name)
-	return doc, nil
-}
-
-// objects is the document's objects: b itself, the elements of an array,
-// or each line of NDJSON (or each of the values one after the other).
-func objects(b []byte) ([]*object, error) {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '[' {
-		var objs []*object
-		err := json.Unmarshal(b, &objs)
-		return objs, err
-	}
-	var o object
-	if json.Unmarshal(b, &o) == nil {
-		return []*object{&o}, nil
-	}
-	var objs []*object
-	dec := json.NewDecoder(bytes.NewReader(b))
-	for dec.More() {
-		var o object
-		if err := dec.Decode(&o); err != nil {
-			return nil, err
-		}
-		objs = append(objs, &o)
-	}
-	if len(objs) == 0 {
-		return nil, errors.New("it is empty")
-	}
-	return objs, nil
-}
-
 // title is "Triage of report.json": the kind of document, and its name.
 func title(kinds map[string]bool, name string) string {
 	what := "Result"
@@ -204,31 +160,6 @@ func title(kinds map[string]bool, name string) string {
 		}
 	}
 	return what + " of " + name
-}
-
-// add adds o's items and says what kind of document o is.
-func (d *Document) add(o *object) (string, error) {
-	switch {
-	case o.Indicators != nil || o.Skipped != nil:
-		for _, in := range o.Indicators {
-			d.Items = append(d.Items, newItem(fromAnswer(in.Value, in.Type, in.Result, in.Error)))
-		}
-		for _, s := range o.Skipped {
-			skip := &report.Skipped{Value: s.Value, Type: s.Type, Reason: s.Reason}
-			d.Items = append(d.Items, newItem(Item{Value: s.Value, Type: s.Type, Status: "skipped", Note: s.Reason, skip: skip}))
-		}
-		return "triage", nil
-	case o.Nodes != nil:
-		d.addPivot(o)
-		return "pivot", nil
-	case o.Change != "":
-		d.Items = append(d.Items, fromChange(o))
-		return "watch", nil
-	case o.Query != "" || o.Results != nil || o.Error != nil:
-		d.Items = append(d.Items, newItem(fromAnswer(o.Query, o.DetectedType, &o.answer, o.Error)))
-		return "search", nil
-	}
-	return "", errors.New("an object that is none of search, triage, pivot or watch's")
 }
 
 // fromAnswer is one looked-up value: its answer, or its error.
@@ -244,7 +175,8 @@ func fromAnswer(value, typ string, a *answer, failed *errorInfo) Item {
 		in := &report.Indicator{Value: value, Type: typ, Err: errors.New(msg)}
 		return Item{Value: value, Type: typ, Status: string(report.Failed), Note: msg, in: in}
 	}
-	it := Item{Value: value, Type: typ, answered: true, query: a.Query, detected: a.DetectedType, unsupported: a.UnsupportedReason}
+	it := Item{Value: value, Type: typ}
+	it.ans = newHead(&it, a)
 	it.Resources = make([]Resource, 0, len(a.Results))
 	for _, r := range a.Results {
 		it.Resources = append(it.Resources, r.result())
@@ -261,10 +193,13 @@ func (it Item) indicator() (report.Indicator, bool) {
 	switch {
 	case it.in != nil:
 		return *it.in, true
-	case !it.answered:
+	case it.ans == nil:
 		return report.Indicator{}, false
 	}
-	resp := &api.SearchResponse{Query: it.query, DetectedType: it.detected, UnsupportedReason: it.unsupported}
+	resp := &api.SearchResponse{Query: it.ans.query, DetectedType: it.ans.detected, UnsupportedReason: it.ans.unsupported}
+	if it.ans == asItem {
+		resp.Query, resp.DetectedType = it.Value, it.Type
+	}
 	for _, r := range it.Resources {
 		resp.Results = append(resp.Results, r.Result)
 	}
@@ -275,42 +210,29 @@ func (r result) result() Resource {
 	return Resource{Result: r.Result, preview: r.Preview}
 }
 
-// addPivot adds a pivot's nodes, each with its links to the others.
-func (d *Document) addPivot(o *object) {
-	values := make(map[string]string, len(o.Nodes))
-	for _, n := range o.Nodes {
-		values[n.ID] = n.Value
+// fromNode is a pivot node, without its links.
+func fromNode(n *pivotNode) Item {
+	a := &answer{Query: n.Value, DetectedType: n.Type, Results: n.Resources}
+	if n.Status == string(report.Unsupported) {
+		a.UnsupportedReason = n.Reason
 	}
-	links := map[string][]string{}
-	for _, e := range o.Edges {
-		via := " (" + e.Resource + "." + e.Field + ")"
-		links[e.From] = append(links[e.From], "→ "+values[e.To]+via)
-		links[e.To] = append(links[e.To], "← "+values[e.From]+via)
+	var failed *errorInfo
+	if n.Error != "" {
+		failed = &errorInfo{Message: n.Error}
 	}
-	for _, n := range o.Nodes {
-		a := &answer{Query: n.Value, DetectedType: n.Type, Results: n.Resources}
-		if n.Status == string(report.Unsupported) {
-			a.UnsupportedReason = n.Reason
-		}
-		var failed *errorInfo
-		if n.Error != "" {
-			failed = &errorInfo{Message: n.Error}
-		}
-		it := fromAnswer(n.Value, n.Type, a, failed)
-		if n.Status != "" && it.Status != string(report.Failed) {
-			it.Status = n.Status // not_looked_up, skipped: pivot's own words
-		}
-		if it.Note == "" {
-			it.Note = n.Reason
-		}
-		it.Links = links[n.ID]
-		d.Items = append(d.Items, newItem(it))
+	it := fromAnswer(n.Value, n.Type, a, failed)
+	if n.Status != "" && it.Status != string(report.Failed) {
+		it.Status = n.Status // not_looked_up, skipped: pivot's own words
 	}
+	if it.Note == "" {
+		it.Note = n.Reason
+	}
+	return it
 }
 
 // fromChange is one change of a watch: its resources with the counts
 // before and after.
-func fromChange(o *object) Item {
+func fromChange(o *head) Item {
 	it := Item{Value: o.Value, Type: o.Type, Status: o.Change}
 	resp := &api.SearchResponse{Query: o.Value, DetectedType: o.Type}
 	for _, r := range o.Resources {

@@ -94,7 +94,9 @@ func load(opts *Options) (*browse.Document, error) {
 		defer f.Close()
 		in, name = f, opts.File
 	}
-	doc, err := browse.Load(in, name)
+	// The soft memory limit is browse's alone: set here, as the
+	// document is read, not before the command runs.
+	doc, err := browse.Load(browse.LimitMemory(os.Getenv, in), name)
 	if err != nil {
 		return nil, cmdutil.UsageError("%s", sanitize.Line(err.Error()))
 	}
