@@ -27,8 +27,8 @@ func networkFlags(cmd *cobra.Command) {
 	fl.Bool("debug", false, "log HTTP requests to stderr, credentials redacted")
 }
 
-// urlFlag is the flag of a config key that names where a push goes.
-func urlFlag(cmd *cobra.Command, key, what string) {
+// settingFlag is the flag of a config key that says where a push goes.
+func settingFlag(cmd *cobra.Command, key, what string) {
 	k, _ := config.Lookup(key)
 	cmd.Flags().String(k.Flag, "", what+" (config "+key+")")
 	_ = cmd.RegisterFlagCompletionFunc(k.Flag, cobra.NoFileCompletions)

@@ -25,11 +25,13 @@ const EnvMISPKey = "TILOOKUP_MISP_KEY"
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "push <command>",
-		Short: "Send a finding to MISP",
-		Long: `Send what -o misp wrote to a MISP instance, idempotently: what the
-instance already has is never sent again.`,
+		Short: "Send a finding to MISP or a TAXII 2.1 server",
+		Long: `Send what -o misp wrote to a MISP instance, or what -o stix wrote to a
+TAXII 2.1 collection (OpenCTI's among them), idempotently: what the platform
+already has is never duplicated, so a push cut off by a fault is finished by
+running it again.`,
 	}
-	cmd.AddCommand(newMISPCmd(f, nil))
+	cmd.AddCommand(newMISPCmd(f, nil), newTAXIICmd(f, nil))
 	return cmd
 }
 
@@ -81,7 +83,7 @@ for an unknown --event, 6 when the instance fails (what was added stays).`,
 	}
 	opts.Client = func() (*push.MISP, error) { return mispClient(f) }
 	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "push") }
-	urlFlag(cmd, "misp_url", "the MISP instance's `URL`")
+	settingFlag(cmd, "misp_url", "the MISP instance's `URL`")
 	networkFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Event, "event", "", "add the attributes to this existing event (`ID|UUID`)")
