@@ -163,18 +163,35 @@ func report(ios *iostreams.IOStreams, format output.Format, res *push.MISPResult
 // mispClient finds the URL and the key, and builds a client with the
 // lookup client's transport rules.
 func mispClient(f *cmdutil.Factory) (*push.MISP, error) {
+	return newMISP(f, func(raw string) (string, error) { return secret(f, raw, EnvMISPKey, "MISP key") })
+}
+
+// CheckMISPKey asks the MISP instance of misp_url whether it takes key
+// (GET /users/view/me), as auth login does before it stores a key for
+// that host: an error of kind Auth when MISP refuses it.
+func CheckMISPKey(ctx context.Context, f *cmdutil.Factory, key string) error {
+	m, err := newMISP(f, func(string) (string, error) { return key, nil })
+	if err != nil {
+		return err
+	}
+	return m.CheckKey(ctx)
+}
+
+// newMISP builds the MISP client for misp_url with the key that key finds
+// for it.
+func newMISP(f *cmdutil.Factory, key func(rawURL string) (string, error)) (*push.MISP, error) {
 	raw, err := configured(f, "misp_url", "MISP URL")
 	if err != nil {
 		return nil, err
 	}
-	var key string
+	var k string
 	client, err := platformClient(f, raw, func() (string, error) {
 		var err error
-		key, err = secret(f, raw, EnvMISPKey, "MISP key")
-		return key, err
+		k, err = key(raw)
+		return k, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return push.NewMISP(client, key, f.UserAgent), nil
+	return push.NewMISP(client, k, f.UserAgent), nil
 }
