@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -38,8 +37,6 @@ type Attribute struct {
 // key is how an attribute is matched when it has no uuid in common.
 func (a Attribute) key() string { return a.Type + "|" + a.Value }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
 // ReadEvent reads the document `-o misp` writes, {"Event": {...}}, or the
 // bare event object. Anything else is an input error (exit 2).
 func ReadEvent(r io.Reader) (*Event, error) {
@@ -58,7 +55,7 @@ func ReadEvent(r io.Reader) (*Event, error) {
 	}
 	ev := &Event{Fields: doc}
 	ev.UUID, _ = doc["uuid"].(string)
-	if !uuidRE.MatchString(ev.UUID) {
+	if !validUUID(ev.UUID) {
 		return nil, notEvent("the event has no valid uuid")
 	}
 	if info, _ := doc["info"].(string); strings.TrimSpace(info) == "" {
@@ -77,7 +74,7 @@ func ReadEvent(r io.Reader) (*Event, error) {
 		if a.Type == "" || a.Value == "" {
 			return nil, notEvent(fmt.Sprintf("attribute %d has no type or value", i+1))
 		}
-		if a.UUID != "" && !uuidRE.MatchString(a.UUID) {
+		if a.UUID != "" && !validUUID(a.UUID) {
 			return nil, notEvent(fmt.Sprintf("attribute %d has an invalid uuid", i+1))
 		}
 		ev.Attributes = append(ev.Attributes, a)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -67,4 +68,43 @@ func reason(err error) string {
 		return fmt.Sprintf("%d %s", ae.Status, http.StatusText(ae.Status))
 	}
 	return err.Error()
+}
+
+// validUUID reports whether s is a UUID in its 8-4-4-4-12 hex form. It is
+// written out rather than a regexp: a package-level regexp would be
+// compiled in every process, each TAB of completion included.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validSTIXID reports whether s is a STIX identifier: type--UUID, the
+// type in lower case letters, digits and hyphens.
+func validSTIXID(s string) bool {
+	typ, id, ok := strings.Cut(s, "--")
+	if !ok || typ == "" || typ[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(typ); i++ {
+		c := typ[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return validUUID(id)
 }

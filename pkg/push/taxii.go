@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -36,8 +35,6 @@ type Object struct {
 	Modified string
 	Raw      json.RawMessage
 }
-
-var stixIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*--[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // ReadBundle reads {"type": "bundle", "objects": [...]}. Anything else is
 // an input error (exit 2).
@@ -66,7 +63,7 @@ func ReadBundle(r io.Reader) (*Bundle, error) {
 		if err := json.Unmarshal(raw, &head); err != nil {
 			return nil, notBundle(fmt.Sprintf("object %d is not an object", i+1))
 		}
-		if !stixIDRE.MatchString(head.ID) || head.Type == "" {
+		if !validSTIXID(head.ID) || head.Type == "" {
 			return nil, notBundle(fmt.Sprintf("object %d has no valid type and id", i+1))
 		}
 		var compact bytes.Buffer

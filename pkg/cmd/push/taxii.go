@@ -54,7 +54,8 @@ taxii_url: POST {api-root}/collections/{id}/objects/ with the envelope
 {"objects": [...]}, media type application/taxii+json;version=2.1, in as many
 requests as the API root's max_content_length needs (an object larger than
 that alone is named as failed, not sent). Each request's status resource is
-then followed until it is complete, for --wait in all.
+then followed until it is complete, for --wait in all (--wait 0 reports the
+first answers as they are).
 
 TAXII servers keep one copy of an object per id and modified, and the bundle
 keeps its ids: pushing it again adds nothing, and a push cut off by a fault
@@ -92,12 +93,12 @@ for an unknown collection, 6 when the server fails (what was sent stays).`,
 	opts.Client = func() (*push.TAXII, error) { return taxiiClient(f) }
 	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "push") }
 	settingFlag(cmd, "taxii_url", "the TAXII 2.1 API root's `URL`")
-	settingFlag(cmd, "taxii_collection", "the `ID` of the collection the objects go to")
+	settingFlag(cmd, "taxii_collection", "the collection's `ID`")
 	networkFlags(cmd)
 	fl := cmd.Flags()
-	fl.DurationVar(&opts.Wait, "wait", defaultWait, "follow the status resources this long in all (0: do not follow)")
+	fl.DurationVar(&opts.Wait, "wait", defaultWait, "how long to follow the statuses in all")
 	_ = cmd.RegisterFlagCompletionFunc("wait", cobra.FixedCompletions([]string{"0", "30s", "2m", "10m"}, cobra.ShellCompDirectiveNoFileComp))
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "write nothing: say what would be sent, in how many requests")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "write nothing: say what would be sent")
 	return cmd
 }
 
