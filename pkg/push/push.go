@@ -26,6 +26,18 @@ type Sender interface {
 	URL(path string) *url.URL
 }
 
+// Unsent is how many items a fault left unsent: a re-run sends them.
+func (r *MISPResult) Unsent() int { return r.NotSent }
+
+// Refused is how many items MISP refused; they are named.
+func (r *MISPResult) Refused() int { return len(r.Failed) }
+
+// Unsent is how many objects a fault left unsent: a re-run sends them.
+func (r *TAXIIResult) Unsent() int { return r.NotSent }
+
+// Refused is how many objects failed; they are named.
+func (r *TAXIIResult) Refused() int { return r.FailureCount }
+
 // status is the HTTP status of an answer that was an error, 0 when err is
 // no answer at all (a time-out, a reset).
 func status(err error) int {

@@ -110,10 +110,8 @@ type StatusDetail struct {
 	Message string `json:"message,omitempty"`
 }
 
-// TAXIIResult is what a push did, as `-o json` prints it: the counts and
-// lists of the status resources, added up over every request.
-type TAXIIResult struct {
-	Collection   string         `json:"collection"`
+// StatusCounts are a status resource's counts and lists of objects.
+type StatusCounts struct {
 	TotalCount   int            `json:"total_count"`
 	SuccessCount int            `json:"success_count"`
 	FailureCount int            `json:"failure_count"`
@@ -121,6 +119,14 @@ type TAXIIResult struct {
 	Successes    []StatusDetail `json:"successes"`
 	Failures     []StatusDetail `json:"failures"`
 	Pendings     []StatusDetail `json:"pendings"`
+}
+
+// TAXIIResult is what a push did, as `-o json` prints it: the counts and
+// lists of the status resources, added up over every request, with the
+// objects push itself could not send among the failures.
+type TAXIIResult struct {
+	Collection string `json:"collection"`
+	StatusCounts
 	// StatusIDs are the server's status resources, one a request.
 	StatusIDs []string `json:"status_ids"`
 	// NotSent counts the objects a fault left unsent: a re-run sends
@@ -228,15 +234,9 @@ func split(objects []Object, limit int64) (batches []batch, tooBig []Object) {
 // statusResource is what a 202 to an add, and the status endpoint,
 // answer.
 type statusResource struct {
-	ID           string         `json:"id"`
-	Status       string         `json:"status"`
-	TotalCount   int            `json:"total_count"`
-	SuccessCount int            `json:"success_count"`
-	FailureCount int            `json:"failure_count"`
-	PendingCount int            `json:"pending_count"`
-	Successes    []StatusDetail `json:"successes"`
-	Failures     []StatusDetail `json:"failures"`
-	Pendings     []StatusDetail `json:"pendings"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	StatusCounts
 }
 
 // Push sends the bundle's objects to the collection, in as many requests
@@ -246,8 +246,8 @@ type statusResource struct {
 // written. TAXII servers keep one copy of an object per id and modified,
 // so sending the same bundle again adds nothing.
 func (t *TAXII) Push(ctx context.Context, b *Bundle, opts TAXIIOptions) (*TAXIIResult, error) {
-	res := &TAXIIResult{Collection: t.Collection, TotalCount: len(b.Objects), DryRun: opts.DryRun,
-		Successes: []StatusDetail{}, Failures: []StatusDetail{}, Pendings: []StatusDetail{}, StatusIDs: []string{}}
+	res := &TAXIIResult{Collection: t.Collection, DryRun: opts.DryRun, StatusIDs: []string{},
+		StatusCounts: StatusCounts{TotalCount: len(b.Objects), Successes: []StatusDetail{}, Failures: []StatusDetail{}, Pendings: []StatusDetail{}}}
 	limit, err := t.maxContentLength(ctx)
 	if err != nil {
 		return res, err

@@ -3,6 +3,7 @@ package push
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -50,6 +51,32 @@ func readInput[T any](ios *iostreams.IOStreams, file, usage string, read func(io
 		return zero, cmdutil.UsageError("%s", usage)
 	}
 	return read(in)
+}
+
+// outcome is what a push's result says about how it ended.
+type outcome interface {
+	Unsent() int
+	Refused() int
+}
+
+// finish ends every push the same way once its report is printed: a fault
+// that stopped it is its error (exit 6 for a failing platform), after a
+// line that says how many items a re-run would send; items the platform
+// refused (the report named them) are exit 1.
+func finish(ios *iostreams.IOStreams, res outcome, pushErr, reportErr error, items, why string) error {
+	if reportErr != nil {
+		return reportErr
+	}
+	if pushErr != nil {
+		if n := res.Unsent(); n > 0 {
+			fmt.Fprintf(ios.ErrOut, "tilookup: %d %s were not sent; run the same push again to send them%s\n", n, items, why)
+		}
+		return pushErr
+	}
+	if res.Refused() > 0 {
+		return &failure.Reported{Code: failure.ExitNoMatch}
+	}
+	return nil
 }
 
 // configured is the value of a config key that a push needs, checked; a

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
-	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/push"
@@ -107,19 +106,7 @@ func runMISP(ctx context.Context, opts *MISPOptions) error {
 		return err
 	}
 	res, pushErr := client.Push(ctx, ev, opts.MISPOptions)
-	if err := report(opts.IO, format, res, pushErr); err != nil {
-		return err
-	}
-	if pushErr != nil {
-		if res.NotSent > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "tilookup: %d attributes were not sent; run the same push again to send them\n", res.NotSent)
-		}
-		return pushErr
-	}
-	if len(res.Failed) > 0 {
-		return &failure.Reported{Code: failure.ExitNoMatch}
-	}
-	return nil
+	return finish(opts.IO, res, pushErr, report(opts.IO, format, res, pushErr), "attributes", "")
 }
 
 func readEvent(opts *MISPOptions) (*push.Event, error) {

@@ -116,19 +116,7 @@ func runTAXII(ctx context.Context, opts *TAXIIOptions) error {
 		return err
 	}
 	res, pushErr := client.Push(ctx, bundle, opts.TAXIIOptions)
-	if err := reportTAXII(opts.IO, format, res, pushErr); err != nil {
-		return err
-	}
-	if pushErr != nil {
-		if res.NotSent > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "tilookup: %d objects were not sent; run the same push again to send them (the server keeps one copy of each)\n", res.NotSent)
-		}
-		return pushErr
-	}
-	if res.FailureCount > 0 {
-		return &failure.Reported{Code: failure.ExitNoMatch}
-	}
-	return nil
+	return finish(opts.IO, res, pushErr, reportTAXII(opts.IO, format, res, pushErr), "objects", " (the server keeps one copy of each)")
 }
 
 // reportTAXII prints what a push did: the one line (each failed object,

@@ -26,6 +26,9 @@ type taxiiStandIn struct {
 	// Either a bearer token, or a user and password for HTTP basic.
 	token, user, password string
 	max                   int64 // max_content_length
+	// enforced, when set, is the bound the server really applies: a
+	// server that says more than it takes.
+	enforced int64
 
 	mu          sync.Mutex
 	collections map[string]*standInCollection
@@ -132,21 +135,27 @@ func (s *taxiiStandIn) serve(w http.ResponseWriter, r *http.Request) {
 	if s.fault != nil {
 		status, commit, header = s.fault(s.n, r)
 	}
-	if status != 0 && !commit {
-		taxiiError(w, status, "the stand-in's fault", header)
+	faulty(w, status, commit,
+		func(w http.ResponseWriter) {
+			if status == reset {
+				s.reset(w)
+				return
+			}
+			taxiiError(w, status, "the stand-in's fault", header)
+		},
+		func(w http.ResponseWriter) { s.handle(w, r, body) })
+}
+
+// reset is a fault's status that closes the connection with no answer.
+const reset = -1
+
+func (s *taxiiStandIn) reset(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		s.t.Error(err)
 		return
 	}
-	rec := httptest.NewRecorder()
-	s.handle(rec, r, body)
-	if status != 0 {
-		taxiiError(w, status, "the stand-in's fault", header) // it took effect; the answer is lost
-		return
-	}
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
+	conn.Close()
 }
 
 func (s *taxiiStandIn) handle(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -208,7 +217,11 @@ func (s *taxiiStandIn) add(w http.ResponseWriter, r *http.Request, c *standInCol
 		taxiiError(w, http.StatusBadRequest, "The server did not understand the request or headers", nil)
 		return
 	}
-	if n > s.max || n <= 0 {
+	limit := s.max
+	if s.enforced > 0 {
+		limit = s.enforced
+	}
+	if n > limit || n <= 0 {
 		taxiiError(w, http.StatusRequestEntityTooLarge, "Content-Length header not valid or exceeds maximum!", nil)
 		return
 	}

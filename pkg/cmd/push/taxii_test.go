@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,6 +186,59 @@ func TestTAXIIPushFollowsTheStatus(t *testing.T) {
 	}
 }
 
+// TestTAXIIPushStatusThatStopsAnswering: a status that fails to answer
+// keeps its objects pending, with a warning that names it, and the push,
+// whose objects the server took, succeeds.
+func TestTAXIIPushStatusThatStopsAnswering(t *testing.T) {
+	s := newTAXIIStandIn(t)
+	s.pendingPolls = 1
+	s.fault = func(_ int, r *http.Request) (int, bool, http.Header) {
+		if strings.Contains(r.URL.Path, "/status/") {
+			return http.StatusInternalServerError, false, nil
+		}
+		return 0, false, nil
+	}
+	objects := readBundle(t)
+	r := taxiiPush(t, s, bearer(s), writableCollection, bundleFile, output.Table, push.TAXIIOptions{Wait: time.Minute})
+	if r.code != 0 || r.out != line(len(objects), 0, 0, len(objects)) || !strings.Contains(r.errOut, "could not be followed: taxii: 500") {
+		t.Errorf("exit %d, %q %q", r.code, r.out, r.errOut)
+	}
+	heldOnce(t, s, objects)
+}
+
+// TestTAXIIPushRefusedRequest: a server that takes less than its
+// max_content_length says refuses the larger requests with 413; their
+// objects are named failed with its description, and the rest go on.
+func TestTAXIIPushRefusedRequest(t *testing.T) {
+	objects := readBundle(t)
+	largest := 0
+	for _, o := range objects {
+		largest = max(largest, len(o.Raw))
+	}
+	// The smallest request of a push that fits is the bound the server
+	// really takes.
+	sizes := newTAXIIStandIn(t)
+	sizes.max = int64(2*largest + 20)
+	taxiiPush(t, sizes, bearer(sizes), writableCollection, bundleFile, output.Table, push.TAXIIOptions{})
+	s := newTAXIIStandIn(t)
+	s.max = sizes.max
+	s.enforced = int64(slices.Min(sizes.bodies))
+	r := taxiiPush(t, s, bearer(s), writableCollection, bundleFile, output.JSON, push.TAXIIOptions{Wait: time.Minute})
+	var res push.TAXIIResult
+	if err := json.Unmarshal([]byte(r.out), &res); err != nil || r.code != failure.ExitNoMatch {
+		t.Fatalf("exit %d, %q: %v", r.code, r.out, err)
+	}
+	if res.FailureCount == 0 || res.SuccessCount == 0 || res.FailureCount+res.SuccessCount != len(objects) {
+		t.Errorf("%d failed and %d succeeded of %d: want some of each", res.FailureCount, res.SuccessCount, len(objects))
+	}
+	held := s.held()
+	for _, f := range res.Failures {
+		if f.Message != "413: Content-Length header not valid or exceeds maximum!" || held[f.ID] != 0 {
+			t.Errorf("%s: %q (held %d times)", f.ID, f.Message, held[f.ID])
+		}
+	}
+}
+
 // TestTAXIIPushWaitIsBounded: a status that never completes is followed
 // only for --wait.
 func TestTAXIIPushWaitIsBounded(t *testing.T) {
@@ -350,9 +404,9 @@ func TestTAXIIPushCredentialsStayOnTheirHost(t *testing.T) {
 	}
 }
 
-// TestTAXIIPushRetries: a 503 and a 429 with Retry-After are tried again,
-// as a search's are (the 429 after the server took the objects), and
-// each object is held once.
+// TestTAXIIPushRetries: a 503, a reset connection and a 429 with
+// Retry-After are tried again, as a search's are (the 429 after the server
+// took the objects), and each object is held once.
 func TestTAXIIPushRetries(t *testing.T) {
 	s := newTAXIIStandIn(t)
 	objects := readBundle(t)
@@ -366,7 +420,9 @@ func TestTAXIIPushRetries(t *testing.T) {
 		switch posts {
 		case 1:
 			return http.StatusServiceUnavailable, false, nil
-		case 3:
+		case 2:
+			return reset, false, nil
+		case 4:
 			return http.StatusTooManyRequests, true, http.Header{"Retry-After": {"7"}}
 		}
 		return 0, false, nil
@@ -374,6 +430,9 @@ func TestTAXIIPushRetries(t *testing.T) {
 	r := taxiiPush(t, s, bearer(s), writableCollection, bundleFile, output.Table, push.TAXIIOptions{Wait: time.Minute})
 	if r.code != 0 || r.out != line(len(objects), len(objects), 0, 0) {
 		t.Fatalf("exit %d, %q: %s", r.code, r.out, r.errOut)
+	}
+	if posts < 5 {
+		t.Errorf("%d adds: the faults did not all fire", posts)
 	}
 	if !containsDuration(r.sleeps, 7*time.Second) {
 		t.Errorf("pauses %v: the 429's Retry-After was not honoured", r.sleeps)
