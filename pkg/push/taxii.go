@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -248,6 +249,9 @@ type statusResource struct {
 func (t *TAXII) Push(ctx context.Context, b *Bundle, opts TAXIIOptions) (*TAXIIResult, error) {
 	res := &TAXIIResult{Collection: t.Collection, DryRun: opts.DryRun, StatusIDs: []string{},
 		StatusCounts: StatusCounts{TotalCount: len(b.Objects), Successes: []StatusDetail{}, Failures: []StatusDetail{}, Pendings: []StatusDetail{}}}
+	if t.Collection == "" || strings.Contains(t.Collection, "/") {
+		return res, failure.New(failure.Config, "%q is not a TAXII collection id", t.Collection)
+	}
 	limit, err := t.maxContentLength(ctx)
 	if err != nil {
 		return res, err
@@ -366,8 +370,11 @@ func (t *TAXII) checkCollection(ctx context.Context) error {
 	return nil
 }
 
+// collectionURL is a URL under the collection. A URL's Path holds the
+// decoded form, escaped when the request is written: the id goes in as it
+// is (escaping it here would escape it twice).
 func (t *TAXII) collectionURL(tail string) *url.URL {
-	return t.Client.URL("/collections/" + url.PathEscape(t.Collection) + "/" + tail)
+	return t.Client.URL("/collections/" + t.Collection + "/" + tail)
 }
 
 // add sends one envelope. The api client sets Content-Length (never a
@@ -384,7 +391,7 @@ func (t *TAXII) add(ctx context.Context, b batch) (*statusResource, error) {
 
 func readStatus(body []byte) (*statusResource, error) {
 	var st statusResource
-	if err := json.Unmarshal(body, &st); err != nil || st.ID == "" || st.Status == "" {
+	if err := json.Unmarshal(body, &st); err != nil || st.ID == "" || strings.Contains(st.ID, "/") || st.Status == "" {
 		return nil, decodeError("the answer is not a TAXII status resource")
 	}
 	return &st, nil
@@ -423,7 +430,7 @@ func (t *TAXII) follow(ctx context.Context, statuses []*statusResource, wait tim
 				return
 			}
 			pause = min(2*pause, pollMax)
-			body, err := t.call(ctx, http.MethodGet, t.Client.URL("/status/"+url.PathEscape(st.ID)+"/"), nil)
+			body, err := t.call(ctx, http.MethodGet, t.Client.URL("/status/"+st.ID+"/"), nil)
 			if ctx.Err() != nil {
 				return
 			}

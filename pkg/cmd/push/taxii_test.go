@@ -367,7 +367,7 @@ func TestTAXIIPushAuth(t *testing.T) {
 		{"a wrong password", push.TAXIIAuth{User: s.user, Password: "wrong-password-0123456789"}, writableCollection, failure.ExitAuth, "TILOOKUP_TAXII_PASSWORD"},
 		{"a bearer token to a basic server", push.TAXIIAuth{Token: "taxii-token-0123456789abcdef"}, writableCollection, failure.ExitAuth, "401"},
 		{"a read-only collection", push.TAXIIAuth{User: s.user, Password: s.password}, readOnlyCollection, failure.ExitAuth, "can_write is false"},
-		{"an unknown collection", push.TAXIIAuth{User: s.user, Password: s.password}, "no-such-collection", failure.ExitNotFound, "no collection"},
+		{"an unknown collection", push.TAXIIAuth{User: s.user, Password: s.password}, "no such collection", failure.ExitNotFound, `no collection "no such collection"`},
 	} {
 		before := len(s.requests())
 		r := taxiiPush(t, s, tc.auth, tc.collection, bundleFile, output.Table, push.TAXIIOptions{})
@@ -609,5 +609,25 @@ func TestTAXIIPushNeedsURLCollectionAndCredentials(t *testing.T) {
 	f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
 	if _, err := taxiiClient(f); err != nil {
 		t.Errorf("basic from the environment: %v", err)
+	}
+}
+
+// TestTAXIIPushCollectionIDAsGiven: an id that a URL must escape reaches
+// the server as it was given, escaped once.
+func TestTAXIIPushCollectionIDAsGiven(t *testing.T) {
+	s := newTAXIIStandIn(t)
+	s.collections["team a:feeds"] = &standInCollection{canWrite: true, objects: map[string]int{}}
+	objects := readBundle(t)
+	r := taxiiPush(t, s, bearer(s), "team a:feeds", bundleFile, output.Table, push.TAXIIOptions{})
+	if r.code != 0 || len(s.collections["team a:feeds"].objects) != len(objects) {
+		t.Errorf("exit %d: %s", r.code, r.errOut)
+	}
+	c, err := api.New(api.Options{BaseURL: s.url()}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = push.NewTAXII(c, "a/b", bearer(s), "").Push(context.Background(), &push.Bundle{Objects: objects}, push.TAXIIOptions{})
+	if failure.ExitCode(err) != failure.ExitConfig {
+		t.Errorf("a collection id with a slash: %v", err)
 	}
 }
