@@ -149,6 +149,7 @@ func TestStatusErrors(t *testing.T) {
 		{OpSearch, 500, "application/json", `{"errors":[{"message":"db down"}]}`, failure.Server, 6, "db down"},
 		{OpSearch, 502, "text/html", "<html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("x", 5000) + "</body></html>", failure.Server, 6, "HTML page: 502 Bad Gateway"},
 		{OpSearch, 418, "", `teapot`, failure.BadRequest, 2, "teapot"},
+		{OpSearch, 413, "application/taxii+json;version=2.1", `{"title":"ProcessingError","http_status":"413","description":"Content-Length header not valid or exceeds maximum!"}`, failure.BadRequest, 2, "exceeds maximum"},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s-%d", tc.op, tc.status), func(t *testing.T) {

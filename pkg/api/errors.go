@@ -171,7 +171,9 @@ func jsonMessage(body []byte) string {
 }
 
 func messageIn(obj map[string]any, depth int) string {
-	for _, k := range []string{"message", "error_description", "detail", "error", "title", "msg", "reason"} {
+	// description before title: a TAXII error's title may be a class
+	// name ("ProcessingError"), its description says what went wrong.
+	for _, k := range []string{"message", "error_description", "detail", "description", "error", "title", "msg", "reason"} {
 		switch v := obj[k].(type) {
 		case string:
 			if v != "" {

@@ -94,8 +94,8 @@ func TestNetworkFlagsOnlyWhereTheServiceIsCalled(t *testing.T) {
 	walk(NewRootCmdForDocs(), func(c *cobra.Command) {
 		for _, name := range []string{"base-url", "events-base-url", "timeout", "retries", "debug"} {
 			want := online[c.CommandPath()]
-			if c.CommandPath() == "tilookup push misp" {
-				// It calls MISP, not the service: no base URL of the service.
+			if strings.HasPrefix(c.CommandPath(), "tilookup push ") {
+				// It calls MISP or TAXII, not the service: no base URL of the service.
 				want = name != "base-url" && name != "events-base-url"
 			}
 			if has := c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil; has != want {

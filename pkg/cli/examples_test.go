@@ -32,6 +32,7 @@ var skippedExamples = map[string]string{
 	"sandbox serve": "serves until interrupted",
 	"mcp":           "serves an assistant until it closes stdin or is interrupted",
 	"push misp":     "writes to a MISP instance, which the sandbox is not (pkg/cmd/push tests it against a stand-in)",
+	"push taxii":    "writes to a TAXII server, which the sandbox is not (pkg/cmd/push tests it against a stand-in)",
 	"browse":        "needs a terminal: .ci/browse.sh drives it in tmux",
 }
 

@@ -30,6 +30,9 @@ func Environment() []Entry {
 	entries := []Entry{
 		{"TILOOKUP_TOKEN", "The bearer token; it overrides the OS keyring. Prefer it to anything on the command line, which other users can see in ps."},
 		{"TILOOKUP_MISP_KEY", "The MISP key push misp sends; it overrides the keyring's entry for the MISP host. TILOOKUP_TOKEN never goes to MISP."},
+		{"TILOOKUP_TAXII_TOKEN", "The bearer token push taxii sends; it overrides the keyring's entry for the TAXII host. TILOOKUP_TOKEN never goes to TAXII."},
+		{"TILOOKUP_TAXII_USER", "With it set, push taxii uses HTTP basic as this user, with TILOOKUP_TAXII_PASSWORD or the keyring's entry for the TAXII host as the password."},
+		{"TILOOKUP_TAXII_PASSWORD", "The HTTP basic password push taxii sends with TILOOKUP_TAXII_USER; it overrides the keyring's entry for the TAXII host."},
 		{"TILOOKUP_CONFIG", "The config file (default: tilookup/config.yaml under $XDG_CONFIG_HOME, or ~/.config). --config beats it."},
 	}
 	covered := map[string]bool{}

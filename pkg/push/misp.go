@@ -1,7 +1,3 @@
-// Package push hands a finding to the team's platform: a MISP event (as
-// `-o misp` writes it) to a MISP instance. A push is idempotent: what the
-// instance already has is never sent again, so a push cut off by a fault
-// is completed by running it again.
 package push
 
 import (
@@ -13,19 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 )
-
-// Sender makes one request with the lookup client's retries, timeouts and
-// redirect rules (api.Client).
-type Sender interface {
-	Send(ctx context.Context, op, method string, u *url.URL, header http.Header, payload []byte) ([]byte, error)
-	URL(path string) *url.URL
-}
 
 // OpMISP names MISP's calls in error messages.
 const OpMISP = "misp"
@@ -49,8 +37,6 @@ type Attribute struct {
 // key is how an attribute is matched when it has no uuid in common.
 func (a Attribute) key() string { return a.Type + "|" + a.Value }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
 // ReadEvent reads the document `-o misp` writes, {"Event": {...}}, or the
 // bare event object. Anything else is an input error (exit 2).
 func ReadEvent(r io.Reader) (*Event, error) {
@@ -69,7 +55,7 @@ func ReadEvent(r io.Reader) (*Event, error) {
 	}
 	ev := &Event{Fields: doc}
 	ev.UUID, _ = doc["uuid"].(string)
-	if !uuidRE.MatchString(ev.UUID) {
+	if !validUUID(ev.UUID) {
 		return nil, notEvent("the event has no valid uuid")
 	}
 	if info, _ := doc["info"].(string); strings.TrimSpace(info) == "" {
@@ -88,7 +74,7 @@ func ReadEvent(r io.Reader) (*Event, error) {
 		if a.Type == "" || a.Value == "" {
 			return nil, notEvent(fmt.Sprintf("attribute %d has no type or value", i+1))
 		}
-		if a.UUID != "" && !uuidRE.MatchString(a.UUID) {
+		if a.UUID != "" && !validUUID(a.UUID) {
 			return nil, notEvent(fmt.Sprintf("attribute %d has an invalid uuid", i+1))
 		}
 		ev.Attributes = append(ev.Attributes, a)
@@ -236,6 +222,14 @@ func (m *MISP) Push(ctx context.Context, ev *Event, opts MISPOptions) (*MISPResu
 	return res, nil
 }
 
+// CheckKey asks MISP whose key this is (GET /users/view/me), as auth
+// login does before it stores one: a refused key is an error of kind
+// Auth (MISP answers 403 "Authentication failed", not 401).
+func (m *MISP) CheckKey(ctx context.Context) error {
+	_, err := m.call(ctx, http.MethodGet, "/users/view/me", nil)
+	return err
+}
+
 // lacking lists the attributes of want that have does not hold, by uuid or
 // by type and value.
 func lacking(have *remote, want []Attribute) []Attribute {
@@ -361,22 +355,7 @@ func authRefused(err error) bool {
 
 // refusal is MISP saying no to one attribute (a 4xx other than a refused
 // key), as opposed to a fault that would stop any request.
-func refusal(err error) bool {
-	var ae *api.APIError
-	return errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 &&
-		ae.Status != http.StatusTooManyRequests && !authRefused(err)
-}
-
-func reason(err error) string {
-	var ae *api.APIError
-	if errors.As(err, &ae) {
-		if ae.Message != "" {
-			return fmt.Sprintf("%d: %s", ae.Status, ae.Message)
-		}
-		return fmt.Sprintf("%d %s", ae.Status, http.StatusText(ae.Status))
-	}
-	return err.Error()
-}
+func refusal(err error) bool { return clientError(err) && !authRefused(err) }
 
 // call sends one request and explains the two answers MISP gives a bad
 // setup: a refused key, and a login page.
@@ -384,12 +363,7 @@ func (m *MISP) call(ctx context.Context, method, path string, payload []byte) ([
 	body, err := m.Client.Send(ctx, OpMISP, method, m.Client.URL(path), m.header, payload)
 	if err != nil {
 		if authRefused(err) {
-			var ae *api.APIError
-			errors.As(err, &ae)
-			refused := *ae
-			refused.Kind = failure.Auth
-			refused.Hint = "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host"
-			return nil, &refused
+			return nil, refusedCredentials(err, "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host")
 		}
 		return nil, err
 	}

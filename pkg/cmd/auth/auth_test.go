@@ -137,6 +137,45 @@ func TestLoginVerifiesWithTheEventsHost(t *testing.T) {
 	}
 }
 
+// A key for misp_url's host is checked with MISP, never sent to the events
+// service; what MISP refuses is not stored, and a host that is not MISP's
+// is checked as before.
+func TestLoginChecksAMISPKeyWithMISP(t *testing.T) {
+	for _, tc := range []struct {
+		verify error
+		code   int
+		stored bool
+		say    string
+	}{
+		{nil, 0, true, "accepted by MISP"},
+		{failure.New(failure.Auth, "403 Authentication failed"), 4, false, "MISP at misp.example refused the key"},
+		{failure.New(failure.Network, "connection refused"), 0, true, "could not be checked with MISP"},
+	} {
+		c := newLogin(errors.New("the events service must not see a MISP key"))
+		c.opts.Host = "https://misp.example/"
+		c.opts.MISPHost = func() string { return "misp.example" }
+		mispChecks := 0
+		c.opts.VerifyMISP = func(_ context.Context, key string) error {
+			mispChecks++
+			if key != "tok-123" {
+				t.Errorf("MISP was asked about %q", key)
+			}
+			return tc.verify
+		}
+		err := loginRun(context.Background(), c.opts)
+		_, stored := c.store.stored["misp.example"]
+		if failure.ExitCode(err) != tc.code || stored != tc.stored || c.checks != 0 || mispChecks != 1 || !strings.Contains(c.errOut.String()+fmt.Sprint(err), tc.say) {
+			t.Errorf("%v: exit %d stored=%v events checks=%d MISP checks=%d %q %v", tc.verify, failure.ExitCode(err), stored, c.checks, mispChecks, c.errOut, err)
+		}
+	}
+	c := newLogin(nil)
+	c.opts.MISPHost = func() string { return "misp.example" }
+	c.opts.VerifyMISP = func(context.Context, string) error { t.Error("MISP was asked about the lookup token"); return nil }
+	if err := loginRun(context.Background(), c.opts); err != nil || c.checks != 1 {
+		t.Errorf("the lookup host: err=%v checks=%d", err, c.checks)
+	}
+}
+
 // A 404 that no one's token gets too is no caller's missing event record:
 // nothing at events_base_url checks tokens, so the token was never
 // checked, and login stores nothing and says which setting is wrong.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	pushcmd "github.com/tilookup/tilookup/pkg/cmd/push"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
@@ -34,6 +35,10 @@ type LoginOptions struct {
 	// Probe asks the same with no one's token, to tell a wrong
 	// events_base_url from a caller with no event record (both 404).
 	Probe func(ctx context.Context) error
+	// MISPHost is the host of misp_url, "" when none is set: a key for
+	// it is checked by VerifyMISP (MISP's GET /users/view/me) instead.
+	MISPHost   func() string
+	VerifyMISP func(ctx context.Context, key string) error
 
 	Host      string
 	WithToken bool
@@ -49,6 +54,10 @@ func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) e
 		Endpoints: endpointsFunc(f),
 		Verify:    verifier(f),
 		Probe:     prober(f),
+		MISPHost:  mispHost(f),
+		VerifyMISP: func(ctx context.Context, key string) error {
+			return pushcmd.CheckMISPKey(ctx, f, key)
+		},
 	}
 	opts.Prompt = func() (string, error) {
 		b, err := f.IO.ReadPassword()
@@ -67,9 +76,13 @@ nothing is stored; 200, 403 and 404 mean the service knows the token, except
 a 404 that the same request with no one's token gets too: then
 events_base_url does not point to the events service, and nothing is stored
 (exit 3). When the service cannot be reached, the token is stored with a
-warning.`,
+warning.
+
+When HOST is misp_url's host, the key is checked with MISP's
+GET /users/view/me instead, and nothing that MISP refuses is stored (exit 4).`,
 		Example: `  tilookup auth login
   tilookup auth login --host ti.example.com
+  tilookup auth login --host misp.example   # a MISP key, for push misp
   printenv TI_TOKEN | tilookup auth login --with-token
   tilookup auth login --insecure-storage   # no keyring: the config file (0600)`,
 		Args: cobra.NoArgs,
@@ -135,6 +148,9 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 // token may go to. It returns what to tell the user, or an error when the
 // service refused the token.
 func verify(ctx context.Context, opts *LoginOptions, host, token string) (string, error) {
+	if opts.MISPHost != nil && host == opts.MISPHost() {
+		return verifyMISP(ctx, opts, host, token)
+	}
 	e, err := opts.Endpoints()
 	if err != nil {
 		return "", err
@@ -165,6 +181,35 @@ func verify(ctx context.Context, opts *LoginOptions, host, token string) (string
 	}
 	warn(opts, "the token could not be checked ("+oneLine(err)+"); it is stored anyway: `tilookup auth status` checks it again")
 	return "not checked: the service could not be reached", nil
+}
+
+// verifyMISP asks MISP about the key. MISP answers a refused key with 403
+// "Authentication failed" (push reads it as an Auth error); a key MISP
+// could not be asked about is stored with a warning, as a token is when
+// the events service cannot be reached.
+func verifyMISP(ctx context.Context, opts *LoginOptions, host, key string) (string, error) {
+	err := opts.VerifyMISP(ctx, key)
+	switch failure.KindOf(err) {
+	case "":
+		return "accepted by MISP", nil
+	case failure.Auth:
+		return "", failure.New(failure.Auth, "MISP at %s refused the key (%s); nothing was stored", host, refusal(err)).
+			WithHint("check that it is the key of an API-enabled MISP user, or use --no-verify to store it anyway")
+	}
+	warn(opts, "the key could not be checked with MISP ("+oneLine(err)+"); it is stored anyway")
+	return "not checked: MISP could not be reached", nil
+}
+
+// mispHost is the host key of misp_url, "" when none is set.
+func mispHost(f *cmdutil.Factory) func() string {
+	return func() string {
+		raw, err := f.Get("misp_url")
+		if err != nil || strings.TrimSpace(raw) == "" {
+			return ""
+		}
+		h, _ := credentials.HostKey(strings.TrimSpace(raw))
+		return h
+	}
 }
 
 // refusal is the status and the server's own words, without the advice an

@@ -5,20 +5,11 @@ package push
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/url"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
-	"github.com/tilookup/tilookup/pkg/config"
-	"github.com/tilookup/tilookup/pkg/credentials"
-	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/push"
@@ -33,11 +24,13 @@ const EnvMISPKey = "TILOOKUP_MISP_KEY"
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "push <command>",
-		Short: "Send a finding to MISP",
-		Long: `Send what -o misp wrote to a MISP instance, idempotently: what the
-instance already has is never sent again.`,
+		Short: "Send a finding to MISP or a TAXII 2.1 server",
+		Long: `Send what -o misp wrote to a MISP instance, or what -o stix wrote to a
+TAXII 2.1 collection (OpenCTI's among them), idempotently: what the platform
+already has is never duplicated, so a push cut off by a fault is finished by
+running it again.`,
 	}
-	cmd.AddCommand(newMISPCmd(f, nil))
+	cmd.AddCommand(newMISPCmd(f, nil), newTAXIICmd(f, nil))
 	return cmd
 }
 
@@ -89,13 +82,11 @@ for an unknown --event, 6 when the instance fails (what was added stays).`,
 	}
 	opts.Client = func() (*push.MISP, error) { return mispClient(f) }
 	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "push") }
+	settingFlag(cmd, "misp_url", "the MISP instance's `URL`")
+	networkFlags(cmd)
 	fl := cmd.Flags()
-	// The config layer reads these from the running command's flags.
-	fl.String("misp-url", "", "the MISP instance's `URL` (config misp_url)")
-	fl.String("timeout", "", "per-request `duration` or seconds (default "+config.DefaultOf("timeout")+")")
-	fl.String("retries", "", "`N` retries on 429/502/503/504/network (default "+config.DefaultOf("retries")+")")
-	fl.Bool("debug", false, "log HTTP requests to stderr, the key redacted")
 	fl.StringVar(&opts.Event, "event", "", "add the attributes to this existing event (`ID|UUID`)")
+	_ = cmd.RegisterFlagCompletionFunc("event", cobra.NoFileCompletions)
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "write nothing: say what would be added")
 	fl.BoolVar(&opts.Publish, "publish", false, "publish the event once its attributes are in")
 	return cmd
@@ -115,34 +106,11 @@ func runMISP(ctx context.Context, opts *MISPOptions) error {
 		return err
 	}
 	res, pushErr := client.Push(ctx, ev, opts.MISPOptions)
-	if err := report(opts.IO, format, res, pushErr); err != nil {
-		return err
-	}
-	if pushErr != nil {
-		if res.NotSent > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "tilookup: %d attributes were not sent; run the same push again to send them\n", res.NotSent)
-		}
-		return pushErr
-	}
-	if len(res.Failed) > 0 {
-		return &failure.Reported{Code: failure.ExitNoMatch}
-	}
-	return nil
+	return finish(opts.IO, res, pushErr, report(opts.IO, format, res, pushErr), "attributes", "")
 }
 
 func readEvent(opts *MISPOptions) (*push.Event, error) {
-	var in io.Reader = opts.IO.In
-	if opts.File != "" && opts.File != "-" {
-		fh, err := cmdutil.OpenInput(opts.File)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		in = fh
-	} else if opts.IO.IsStdinTTY() {
-		return nil, cmdutil.UsageError("give the MISP event as FILE, or on stdin (tilookup triage -o misp FILE | tilookup push misp)")
-	}
-	return push.ReadEvent(in)
+	return readInput(opts.IO, opts.File, "give the MISP event as FILE, or on stdin (tilookup triage -o misp FILE | tilookup push misp)", push.ReadEvent)
 }
 
 // report prints what a push did: the one line (and each refused attribute
@@ -179,98 +147,38 @@ func report(ios *iostreams.IOStreams, format output.Format, res *push.MISPResult
 	return err
 }
 
-// mispClient finds the URL and the key, checks that the key may go there,
-// and builds a client with the lookup client's transport rules: the same
-// CA file, proxy, TLS floor, retries and time-outs.
+// mispClient finds the URL and the key, and builds a client with the
+// lookup client's transport rules.
 func mispClient(f *cmdutil.Factory) (*push.MISP, error) {
-	s, err := f.Settings()
-	if err != nil {
-		return nil, err
-	}
-	raw, err := f.Get("misp_url")
-	if err != nil {
-		return nil, err
-	}
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return nil, failure.New(failure.Config, "no MISP URL is configured").
-			WithHint("pass --misp-url, set TILOOKUP_MISP_URL, or run `tilookup config set misp_url URL`")
-	}
-	if k, ok := config.Lookup("misp_url"); ok {
-		if err := k.Validate(raw); err != nil {
-			return nil, failure.New(failure.Config, "%v", err)
-		}
-	}
-	opts := api.Options{BaseURL: raw, Timeout: s.Timeout, Deadline: s.Deadline, Retries: s.Retries,
-		MaxBody: s.MaxResponseSize, UserAgent: f.UserAgent, Debug: f.Debug()}
-	// The URL is checked before the key is looked up: a key that would
-	// cross the network in clear is never read.
-	if err := api.CheckBaseURLs(opts, s.AllowInsecureHTTP); err != nil {
-		return nil, err
-	}
-	guard, err := loopbackGuard(f, raw, s.AllowInsecureHTTP)
-	if err != nil {
-		return nil, err
-	}
-	transport, err := api.NewTransport(api.TransportOptions{CACertFile: s.CACert, InsecureSkipVerify: s.InsecureSkipVerify,
-		HeaderTimeout: s.Timeout, Concurrency: 1, Guard: guard})
-	if err != nil {
-		return nil, err
-	}
-	opts.Transport = transport
-	key, err := mispKey(f, raw)
-	if err != nil {
-		return nil, err
-	}
-	opts.Token = key // for --debug's redaction; MISP's header is push's own
-	client, err := api.New(opts, s.AllowInsecureHTTP)
-	if err != nil {
-		return nil, err
-	}
-	return push.NewMISP(client, key, f.UserAgent), nil
+	return newMISP(f, func(raw string) (string, error) { return secret(f, raw, EnvMISPKey, "MISP key") })
 }
 
-// loopbackGuard pins a plain-http MISP name to the loopback addresses it
-// resolves to, as the lookup client does for its base URL.
-func loopbackGuard(f *cmdutil.Factory, raw string, allowInsecure bool) (*api.LoopbackGuard, error) {
-	u, err := url.Parse(raw)
-	if allowInsecure || err != nil || u.Scheme != "http" {
-		return nil, nil
+// CheckMISPKey asks the MISP instance of misp_url whether it takes key
+// (GET /users/view/me), as auth login does before it stores a key for
+// that host: an error of kind Auth when MISP refuses it.
+func CheckMISPKey(ctx context.Context, f *cmdutil.Factory, key string) error {
+	m, err := newMISP(f, func(string) (string, error) { return key, nil })
+	if err != nil {
+		return err
 	}
-	g := &api.LoopbackGuard{Resolver: f.Resolver}
-	return g, g.Check(context.Background(), u.Hostname())
+	return m.CheckKey(ctx)
 }
 
-// mispKey is TILOOKUP_MISP_KEY, else the keyring's (or the opted-in
-// file's) entry for the MISP host. The lookup token's variable is hidden
-// from the store: it belongs to another service.
-func mispKey(f *cmdutil.Factory, mispURL string) (string, error) {
-	if v := strings.TrimSpace(os.Getenv(EnvMISPKey)); v != "" {
-		k, err := credentials.CheckToken(v)
-		if err != nil {
-			return "", failure.New(failure.Config, "%s does not hold a valid key", EnvMISPKey)
-		}
-		return k, nil
-	}
-	host, err := credentials.HostKey(mispURL)
+// newMISP builds the MISP client for misp_url with the key that key finds
+// for it.
+func newMISP(f *cmdutil.Factory, key func(rawURL string) (string, error)) (*push.MISP, error) {
+	raw, err := configured(f, "misp_url", "MISP URL")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	base, err := f.Credentials()
+	var k string
+	client, err := platformClient(f, raw, func() (string, error) {
+		var err error
+		k, err = key(raw)
+		return k, err
+	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	store := &credentials.Store{Keyring: base.Keyring, File: base.File, Timeout: base.Timeout, Warn: base.Warn,
-		Getenv: func(k string) string {
-			if k == credentials.EnvToken {
-				return ""
-			}
-			return os.Getenv(k)
-		}}
-	key, _, err := store.Token(host)
-	if errors.Is(err, credentials.ErrNoToken) {
-		return "", failure.New(failure.Config, "no MISP key for %s", host).
-			WithHint("run `tilookup auth login --host " + host + "`, or set " + EnvMISPKey)
-	}
-	return key, err
+	return push.NewMISP(client, k, f.UserAgent), nil
 }

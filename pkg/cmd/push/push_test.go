@@ -407,3 +407,24 @@ type emptyKeyring struct{}
 func (emptyKeyring) Get(string, string) (string, error) { return "", credentials.ErrNotFound }
 func (emptyKeyring) Set(string, string, string) error   { return nil }
 func (emptyKeyring) Delete(string, string) error        { return nil }
+
+// TestCheckMISPKey: auth login's check asks misp_url's MISP with the key
+// given, and tells a refused key (403 "Authentication failed") apart.
+func TestCheckMISPKey(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	t.Setenv("TILOOKUP_MISP_URL", s.srv.URL)
+	t.Setenv(EnvMISPKey, "")
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	if err := CheckMISPKey(context.Background(), f, s.key); err != nil {
+		t.Errorf("the right key: %v", err)
+	}
+	err := CheckMISPKey(context.Background(), f, "refused-key-0123456789")
+	if failure.KindOf(err) != failure.Auth || !strings.Contains(err.Error(), "Authentication failed") {
+		t.Errorf("a refused key: %v", err)
+	}
+	if reqs := s.requests(); len(reqs) != 2 || reqs[0] != "GET /users/view/me" {
+		t.Errorf("requests %v, want GET /users/view/me twice", reqs)
+	}
+}
