@@ -4,7 +4,8 @@
 # read back with `capture-pane -p -J`, which joins the lines the terminal
 # wrapped, so a line wider than the pane shows up as one long logical line.
 # Each run must have no logical line wider than the pane and must show its
-# important fields. Runs: a single-value search, --preview, a bulk run from a
+# important fields. Runs: a single-value search, --preview (and Passive DNS
+# records found by a domain and by an address, a table at 80), a bulk run from a
 # pipe, triage's and detect's tables, `events me`, and `events me` through the default pager (less -FRX),
 # quit with q; then bulk runs that must leave no progress bar behind
 # (`| head -1`, `| less`) and a Ctrl-C that must say "N of M". Everything runs against the built-in sandbox.
@@ -104,6 +105,19 @@ for width in 80 200; do
 	run "$width" "preview-$width" "tilookup search --sandbox --preview $md5"
 	check "$width" "preview-$width" 'Preview: Malware samples' 'verdict' 'test-file' \
 		'9007199254740993' 'sbx-0003'
+
+	# Passive DNS records are a table at 80 columns too: the column that
+	# repeats the query left out, the timestamps shown as dates (a "…"
+	# says the time was cut) and shown whole at 200. Not a record view.
+	# (A tmux session's name holds no ".": the names say domain and ip.)
+	for q in domain:login-update.example.net ip:203.0.113.66; do
+		name="pdns-${q%%:*}-$width"
+		run "$width" "$name" "tilookup search --sandbox --preview ${q#*:}"
+		if [ "$width" = 80 ]; then stamp='2025-04-20…'; else stamp='2025-04-20T22:10:27Z'; fi
+		check "$width" "$name" 'Preview: Passive DNS' '^rrtype|^domain +rrtype' "^(A +203\.0\.113\.66|login-upd[^ ]+ +A) +$stamp "
+		! sed -n '/^Preview: Passive DNS/,/^$/p' "$work/$name.txt" | grep -q 'RECORD' ||
+			fail "$name: the Passive DNS preview is a record view"
+	done
 
 	run "$width" "bulk-$width" "printf '$md5\n192.0.2.1\nnot a value\n' | tilookup search --sandbox"
 	check "$width" "bulk-$width" '^QUERY +TYPE' "^$md5 +md5 +4 " '^192\.0\.2\.1 +ipv4'

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
 func TestShorten(t *testing.T) {
@@ -319,5 +323,104 @@ func TestPreviewLeavesOutTheQuery(t *testing.T) {
 	out := string(printSearch(t, Options{Preview: true}, false, Record{Query: q, Resp: decode(t, []byte(other))}))
 	if !strings.Contains(out, "domain  ") || !strings.Contains(out, "cdn.example.net") {
 		t.Errorf("a column with other values was left out:\n%s", out)
+	}
+}
+
+// sandboxAnswer is the built-in sandbox's answer to q, as search gets it.
+func sandboxAnswer(t *testing.T, q string) Record {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/api/ti/resources/search?q="+url.QueryEscape(q), nil)
+	req.Header.Set("Authorization", "Bearer "+sandbox.DemoToken)
+	rec := httptest.NewRecorder()
+	sandbox.NewSearchHandler(sandbox.Options{}).ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("the sandbox answered %q with %d: %s", q, rec.Code, rec.Body)
+	}
+	return Record{Query: q, Resp: decode(t, rec.Body.Bytes())}
+}
+
+// previewOf is the block of out under "Preview: <label>", up to the next
+// blank line.
+func previewOf(t *testing.T, out, label string) string {
+	t.Helper()
+	_, block, ok := strings.Cut(out, "Preview: "+label)
+	if !ok {
+		t.Fatalf("no %s preview in\n%s", label, out)
+	}
+	block, _, _ = strings.Cut(block, "\n\n")
+	return block
+}
+
+// TestPreviewShowsDatesToFit: the sandbox's Passive DNS records, found by
+// a domain (the domain column left out) or by an address (the domain
+// column kept), need 89 and 97 columns with their timestamps whole; at 80
+// columns they are still a table, each timestamp shown as its date and a
+// "…" (issue 38), and at 200 they show whole.
+func TestPreviewShowsDatesToFit(t *testing.T) {
+	for _, q := range []string{"login-update.example.net", "203.0.113.66"} {
+		r := sandboxAnswer(t, q)
+		var stamps []string // every first_seen and last_seen the preview holds
+		for _, res := range r.Resp.Results {
+			if res.Label != "Passive DNS" {
+				continue
+			}
+			for _, p := range res.Preview {
+				stamps = append(stamps, p["first_seen"].(string), p["last_seen"].(string))
+			}
+		}
+		if len(stamps) == 0 {
+			t.Fatalf("%s: the sandbox has no passive DNS records for it", q)
+		}
+		narrow := previewOf(t, string(printSearch(t, Options{Preview: true, Width: 80}, false, r)), "Passive DNS")
+		if strings.Contains(narrow, "RECORD") {
+			t.Errorf("%s at 80 columns: a record view, want a table:\n%s", q, narrow)
+		}
+		for line := range strings.Lines(narrow) {
+			if w := textWidth(strings.TrimRight(line, "\n")); w > 80 {
+				t.Errorf("%s: a line of %d columns at 80: %q", q, w, line)
+			}
+		}
+		wide := previewOf(t, string(printSearch(t, Options{Preview: true, Width: 200}, false, r)), "Passive DNS")
+		for _, ts := range stamps {
+			if !strings.Contains(narrow, ts[:10]+"…") {
+				t.Errorf("%s at 80 columns: no %s… (from %s):\n%s", q, ts[:10], ts, narrow)
+			}
+			if !strings.Contains(wide, ts) {
+				t.Errorf("%s at 200 columns: no %s whole:\n%s", q, ts, wide)
+			}
+		}
+	}
+}
+
+// TestWithDates: only a column whose every value is a date and time is
+// shown as dates; a column that mixes them with other values, or a date
+// alone, is left as it is.
+func TestWithDates(t *testing.T) {
+	raw := `{"query":"x","results":[{"label":"R","count":2,"preview":[` +
+		`{"seen":"2025-04-20T22:10:27Z","mixed":"2025-04-20T22:10:27Z","day":"2025-04-20"},` +
+		`{"seen":"2024-06-10T09:41:46.5+02:00","mixed":"soon","day":"2024-06-10"},` +
+		`{"mixed":"2024-06-10T09:41:46Z"}]}]}`
+	recs, err := orderedPreviews(decode(t, []byte(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := recordsGrid(Options{}, recs[0].elems, false)
+	d := g.withDates()
+	if d == nil {
+		t.Fatal("no dated grid for a column of timestamps")
+	}
+	want := [][]string{{"2025-04-20…", "2025-04-20T22:10:27Z", "2025-04-20"}, {"2024-06-10…", "soon", "2024-06-10"}, {"", "2024-06-10T09:41:46Z", ""}}
+	for r, row := range d.rows {
+		for i, c := range row {
+			if c.text != want[r][i] {
+				t.Errorf("row %d, %s: %q, want %q", r, d.cols[i].title, c.text, want[r][i])
+			}
+		}
+	}
+	if g.rows[0][0].text != "2025-04-20T22:10:27Z" {
+		t.Errorf("withDates changed the grid it was made from: %q", g.rows[0][0].text)
+	}
+	if lone, _ := recordsGrid(Options{}, recs[0].elems[2:], false); lone.withDates() == nil {
+		t.Error("a lone timestamp column is a column of timestamps")
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"iter"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -264,10 +266,14 @@ func writePreview(o Options, b *bytes.Buffer, query string, res api.Result, recs
 		return false // nothing to show, not even a column name
 	}
 	b.WriteString("\n" + o.style(styleBold, title) + "\n")
-	// A table leaves out what only repeats the query; a record view, one
-	// record at a time, shows each whole.
-	if slim := g.withoutQuery(query); !slim.writeTable(o, b) {
-		writeTableOrRecords(o, b, g)
+	// A table leaves out what only repeats the query, and when it still
+	// does not fit, shows timestamps as dates; a record view, one record at
+	// a time, shows each whole.
+	slim := g.withoutQuery(query)
+	if !slim.writeTable(o, b) {
+		if dated := slim.withDates(); dated == nil || !dated.writeTable(o, b) {
+			writeTableOrRecords(o, b, g)
+		}
 	}
 	writeMore(o, b, recs.more, "records")
 	writeMore(o, b, moreCols, "fields")
@@ -335,21 +341,10 @@ func (g *grid) withoutQuery(query string) *grid {
 	if query == "" {
 		return g
 	}
+	repeats := g.columnsWhere(func(raw string) bool { return raw == query || strings.EqualFold(raw, query) })
 	var keep []int
 	for i := range g.cols {
-		repeats := false
-		for _, row := range g.rows {
-			c := row[i]
-			if c.absent {
-				continue
-			}
-			if c.raw != query && !strings.EqualFold(c.raw, query) {
-				repeats = false
-				break
-			}
-			repeats = true
-		}
-		if !repeats {
+		if !slices.Contains(repeats, i) {
 			keep = append(keep, i)
 		}
 	}
@@ -367,6 +362,65 @@ func (g *grid) withoutQuery(query string) *grid {
 		}
 	}
 	return slim
+}
+
+// columnsWhere lists the columns whose every value (one at least) is
+// such that is(raw), raw being the value as the server sent it.
+func (g *grid) columnsWhere(is func(raw string) bool) []int {
+	var cols []int
+	for i := range g.cols {
+		all := false
+		for _, row := range g.rows {
+			if row[i].absent {
+				continue
+			}
+			if all = is(row[i].raw); !all {
+				break
+			}
+		}
+		if all {
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// withDates is g with each column of timestamps (every cell, one at
+// least, an RFC 3339 date and time, as a record's first_seen) showing only
+// the date, "2025-04-20…": a preview's records are compared by the day,
+// and the "…" says the time was cut (the record view and -o json have it).
+// Passive DNS records have two such columns: at 80 columns they are the
+// difference between a table and a record view. The times are given up
+// only for a table that then reads nearly whole (datedKeep): not for one
+// whose addresses and IDs would still be cut to a few characters, which
+// the record view shows whole. nil when g has no such column.
+func (g *grid) withDates() *grid {
+	dated := g.columnsWhere(isTimestamp)
+	if len(dated) == 0 {
+		return nil
+	}
+	d := &grid{cols: g.cols, keep: max(g.keep, datedKeep), noHeader: g.noHeader, rows: make([][]cell, len(g.rows))}
+	for r, row := range g.rows {
+		d.rows[r] = slices.Clone(row)
+		for _, i := range dated {
+			if c := &d.rows[r][i]; !c.absent {
+				c.text = c.raw[:len("2006-01-02")] + "…"
+			}
+		}
+	}
+	return d
+}
+
+// datedKeep is the share of its natural width a table of dates must get.
+const datedKeep = 0.9
+
+// isTimestamp tells whether s is an RFC 3339 date and time.
+func isTimestamp(s string) bool {
+	if len(s) < len("2006-01-02T15:04:05Z") || s[10] != 'T' {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
 }
 
 // valueCell shows a decoded value in a cell.

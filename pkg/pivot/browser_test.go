@@ -166,3 +166,104 @@ func checkDrawing(t *testing.T, path string) {
 		}
 	}
 }
+
+// labelCheck is what testdata/labelcheck.js, run in the page after its
+// own script, measured of the node labels as the browser drew them.
+type labelCheck struct {
+	nodes, visible, overlaps int
+	first                    string
+	labelled                 map[string]bool // node IDs
+	ms                       float64
+}
+
+// checkLabels opens page with labelcheck.js appended and reads its
+// measurements from the dumped DOM.
+func checkLabels(t *testing.T, bin, page string) labelCheck {
+	t.Helper()
+	src, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join("testdata", "labelcheck.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(src, []byte("</body>"))
+	checked := filepath.Join(t.TempDir(), "checked.html")
+	doc := append(append(append([]byte{}, src[:i]...), "<script>"+string(js)+"</script>\n"...), src[i:]...)
+	if err := os.WriteFile(checked, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(runBrowser(t, bin, "--dump-dom", "file://"+checked))
+	_, div, ok := strings.Cut(dom, `<div id="label-check"`)
+	if !ok {
+		t.Fatalf("labelcheck.js wrote nothing: the page's script failed (%d bytes of DOM)", len(dom))
+	}
+	div, _, _ = strings.Cut(div, ">")
+	attr := func(name string) string {
+		_, v, _ := strings.Cut(div, name+`="`)
+		v, _, _ = strings.Cut(v, `"`)
+		return html.UnescapeString(v)
+	}
+	var c labelCheck
+	if _, err := fmt.Sscan(attr("data-nodes"), &c.nodes); err != nil {
+		t.Fatalf("data-nodes: %v in %s", err, div)
+	}
+	fmt.Sscan(attr("data-visible"), &c.visible)
+	fmt.Sscan(attr("data-overlaps"), &c.overlaps)
+	fmt.Sscan(attr("data-ms"), &c.ms)
+	c.first = attr("data-first")
+	c.labelled = map[string]bool{}
+	for _, id := range strings.Fields(attr("data-labelled")) {
+		c.labelled[id] = true
+	}
+	return c
+}
+
+// TestHTMLInBrowserLabelsDoNotOverlap: in dense clusters (bench/pivot's
+// graph, where every node names ten neighbours: hubs with their leaves
+// crowded around them, and the 30-node walk) no two labels drawn
+// intersect, and the labels a reader looks for are drawn: every start and
+// every hub's (hiding them all would pass the first check and help no
+// one), and most of the rest where there is room.
+func TestHTMLInBrowserLabelsDoNotOverlap(t *testing.T) {
+	bin := chromium(t)
+	walk := func(lookups int) *Graph {
+		g, _ := Walk(context.Background(), benchSearcher(), start("n0.example.com"),
+			Config{Depth: 3, MaxLookups: lookups, Concurrency: 4})
+		return g
+	}
+	for _, tc := range []struct {
+		name     string
+		g        *Graph
+		minShare float64 // of the labels that must be drawn
+	}{
+		{"30-node walk", thirty(t), 0.9},
+		{"11 hubs", walk(11), 0.8},
+		{"111 hubs", walk(111), 0.2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := checkLabels(t, bin, writePage(t, tc.g))
+			t.Logf("%d nodes, %d labels drawn, %d overlapping pairs, page script %.0f ms", c.nodes, c.visible, c.overlaps, c.ms)
+			if c.nodes != len(tc.g.Nodes) {
+				t.Fatalf("%d nodes drawn, want %d", c.nodes, len(tc.g.Nodes))
+			}
+			if c.overlaps > 0 {
+				t.Errorf("%d pairs of labels overlap, the first: %s", c.overlaps, c.first)
+			}
+			degree := map[string]int{}
+			for _, e := range tc.g.Edges {
+				degree[e.From]++
+				degree[e.To]++
+			}
+			for _, n := range tc.g.Nodes {
+				if (n.Depth == 0 || degree[n.ID] > 2) && !c.labelled[n.ID] {
+					t.Errorf("%s (depth %d, %d edges) has no label", n.Value, n.Depth, degree[n.ID])
+				}
+			}
+			if share := float64(c.visible) / float64(c.nodes); share < tc.minShare {
+				t.Errorf("only %d of %d labels drawn, want %.0f%% at least", c.visible, c.nodes, tc.minShare*100)
+			}
+		})
+	}
+}
