@@ -790,6 +790,11 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 		}
 		return we
 	}
+	if slash+1 < end && l[slash+1] == '/' {
+		if uend, ok := e.colonlessURL(ws, slash, limit); ok {
+			return uend
+		}
+	}
 	if e.hostOK(ws, slash) {
 		uend := e.urlEnd(slash, limit)
 		if uend == slash+1 {
@@ -802,6 +807,56 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	}
 	e.slashPieces(ws, end)
 	return we
+}
+
+// colonlessURL reads a word whose scheme lost its colon (http//host/x,
+// hxxps//host/x: l[ws:slash] is the scheme, l[slash:] starts with "//")
+// as the URL with its colon put back, by the rule a pasted value follows
+// (missingColon): only for http and https, defanged or not, and only when
+// what follows the "//" is a domain or an address, so that "see http//"
+// or http//intranet/x invents nothing. It returns where the URL ends.
+func (e *extractor) colonlessURL(ws, slash, limit int) (int, bool) {
+	l := e.l
+	scheme := schemeWord(l[ws:slash])
+	if scheme == "" {
+		return 0, false
+	}
+	h := slash + 2
+	uend := e.urlEnd(h, limit)
+	he := h
+	for he < uend && l[he] != '/' && l[he] != '?' && l[he] != '#' {
+		he++
+	}
+	if he == h || !e.hostOK(h, he) {
+		return 0, false
+	}
+	var buf [256]byte
+	v := append(append(append(buf[:0], scheme...), "://"...), l[h:uend]...)
+	if p, ok := splitURL(v); !ok || p.hostEnd <= p.host {
+		return 0, false
+	}
+	e.emitRaw(v, URL)
+	return uend, true
+}
+
+// schemeWord returns the scheme a word stands for when it is http or
+// https, defanged (hxxp, hXXps, h**p) or not, and "" otherwise.
+func schemeWord(w []byte) string {
+	if len(w) < 4 || len(w) > 5 {
+		return ""
+	}
+	var b [5]byte
+	for i := range w {
+		b[i] = lower(w[i])
+	}
+	switch s := string(b[:len(w)]); s {
+	case "http", "https":
+		return s
+	}
+	if s, ok := fangScheme(w); ok && (s == "http" || s == "https") {
+		return s
+	}
+	return ""
 }
 
 // slashPieces classifies the parts of a word split at slashes. A part
