@@ -133,7 +133,10 @@ func run(opts *Options) error {
 		return err
 	}
 	defer closeAll()
-	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"value", "type"})
+	out := newDelayedWriter(opts.IO.Out)
+	lo := cmdutil.ListOptions(opts.IO, format)
+	lo.Out = out
+	w := cmdutil.NewListWriter(lo, []string{"value", "type"})
 	table := format == output.Table
 	var left leftOut
 	err = triage.Scan(r, triage.ScanOptions{Skip: skipper, Types: types, TextOnly: true}, func(ind triage.Found) error {
@@ -157,6 +160,9 @@ func run(opts *Options) error {
 	})
 	if cerr := w.Close(); err == nil {
 		err = cerr
+	}
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = failure.WriteError(cerr)
 	}
 	if opts.IO.IsStderrTTY() {
 		left.print(opts.IO.ErrOut)
