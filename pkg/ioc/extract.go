@@ -56,9 +56,10 @@ type extractor struct {
 	found []candidate // what the lines processed since the last merge hold
 	vals  []byte      // their normalized values, back to back
 
-	resume  int       // where scanning resumes after refang
-	scratch [2][]byte // refangLine's buffers
-	inv     []byte    // dropInvisibleInWords's buffer
+	resume  int        // where scanning resumes after refang
+	anchors anchorScan // the line's anchors
+	scratch [2][]byte  // refangLine's buffers
+	inv     []byte     // dropInvisibleInWords's buffer
 	// invisible: the text being processed holds an invisible character
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
@@ -151,9 +152,10 @@ func (e *extractor) processLine(raw []byte) {
 	l := raw
 	n := len(l)
 	done := 0 // l[:done] is dealt with
+	e.anchors.reset(l)
 	for i := 0; i < n; {
 		start := i // == done: l[start:i] holds no anchor below
-		if i = nextAnchor(l, i); i >= n {
+		if i = e.anchors.next(i); i >= n {
 			break
 		}
 		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !angleDot(l, i) && !bracketDot(l, i) {
@@ -167,6 +169,7 @@ func (e *extractor) processLine(raw []byte) {
 		if !refanged && e.defangAt(i) {
 			l, n, refanged = e.refang(raw, done), len(e.l), true
 			i, done = e.resume, e.resume
+			e.anchors.reset(l)
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
@@ -174,6 +177,7 @@ func (e *extractor) processLine(raw []byte) {
 			if defanged {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
+				e.anchors.reset(l)
 				continue
 			}
 			if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
@@ -474,12 +478,12 @@ func (e *extractor) look(s, t int, askDefang bool) (defanged, worth bool) {
 	return false, t-s >= e.minWord && seen&cDigit != 0
 }
 
-// nextAnchor returns the index of the first anchor byte in l at or after
-// i, or len(l). It looks at eight bytes at a time for bytes in a superset
-// of the anchors, ( to @, [ to ], { to } and non-ASCII, which letters and
-// spaces, the bulk of prose, are not in; a byte so found is then checked
-// against the table.
-func nextAnchor(l []byte, i int) int {
+// nextAnchorSWAR is nextAnchor without the vector scan (scan.go): the
+// fallback, and the reference the vector scan is tested against. It looks
+// at eight bytes at a time for bytes in a superset of the anchors, ( to @,
+// [ to ], { to } and non-ASCII, which letters and spaces, the bulk of
+// prose, are not in; a byte so found is then checked against the table.
+func nextAnchorSWAR(l []byte, i int) int {
 	const ones = 0x0101010101010101
 	const high = 0x8080808080808080
 	for i+8 <= len(l) {
