@@ -6,7 +6,8 @@
 # (the last line of ../shared/extract-union.txt, or $UNION), then the ratios
 # of issue 40 (see bench/extract/compare). Wall time on a shared machine
 # is noise; with -c it also prints instruction counts under callgrind
-# (GOMAXPROCS=1, a 5 MiB report), which are stable.
+# (GOMAXPROCS=1, a 5 MiB report), which are stable, with the library
+# built with and without its vector scan.
 # Run from the repository root: bash bench/extract/run.sh [-c] [SIZE_MB]
 set -euo pipefail
 
@@ -38,6 +39,7 @@ fi
 
 if $callgrind; then
 	"$tmp/gen" -mb 5 >"$tmp/small.txt"
+	CGO_ENABLED=0 go build -tags purego -trimpath -ldflags=-s\ -w -o "$tmp/extract-purego" ./bench/extract/extract
 	ir() {
 		# Go preempts goroutines with signals, which callgrind cannot follow.
 		GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 HOME=$tmp valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$@" >/dev/null 2>"$tmp/cg.err"
@@ -46,4 +48,5 @@ if $callgrind; then
 	printf 'instructions, 5 MiB report, GOMAXPROCS=1 (callgrind):\n'
 	printf '  tilookup extract:   %s\n' "$(ir "$tmp/tilookup" extract "$tmp/small.txt")"
 	printf '  ioc.ExtractReader:  %s\n' "$(ir "$tmp/extract" "$tmp/small.txt")"
+	printf '  the same, -tags purego (no vector scan): %s\n' "$(ir "$tmp/extract-purego" "$tmp/small.txt")"
 fi

@@ -57,7 +57,45 @@ func newNibbleTable(set *[256]bool) (t nibbleTable) {
 var (
 	anchorNibbles   = newNibbleTable(&anchor)
 	sepStartNibbles = newNibbleTable(&sepStart)
+	specialNibbles  = newNibbleTable(&special)
 )
+
+// special marks what processBlock looks for in a whole block before it
+// reads its lines: NUL and ESC (hasControls) and the lead bytes of the
+// invisible characters (hasInvisible).
+var special = [256]bool{0: true, 0x1b: true, 0xc2: true, 0xe2: true, 0xef: true}
+
+// blockFlags is hasInvisible(b), hasControls(b) in one pass over b (those
+// two make five, one per byte they look for).
+func blockFlags(b []byte) (invisible, controls bool) {
+	if !vectorScan {
+		return hasInvisible(b), hasControls(b)
+	}
+	for i := nextSpecial(b, 0); i < len(b) && !(invisible && controls); i = nextSpecial(b, i+1) {
+		if c := b[i]; c == 0 || c == 0x1b {
+			controls = true
+		} else if !invisible {
+			invisible = invisibleAt(b, i) > 0
+		}
+	}
+	return invisible, controls
+}
+
+// nextSpecial returns the index of the first byte in b at or after i that
+// special marks, or len(b). Only called when vectorScan is true.
+func nextSpecial(b []byte, i int) int {
+	if n := len(b) - i; n >= vectorMin {
+		k := skipVector(&b[i], n, &specialNibbles)
+		if k < n&^31 {
+			return i + k
+		}
+		i += k
+	}
+	for i < len(b) && !special[b[i]] {
+		i++
+	}
+	return i
+}
 
 // vectorMin is the least number of bytes worth handing to the vector scan;
 // below it, its call costs more than the SWAR loop.

@@ -29,7 +29,7 @@ func TestNibbleTablesExact(t *testing.T) {
 	for _, s := range []struct {
 		set *[256]bool
 		t   *nibbleTable
-	}{{&anchor, &anchorNibbles}, {&sepStart, &sepStartNibbles}} {
+	}{{&anchor, &anchorNibbles}, {&sepStart, &sepStartNibbles}, {&special, &specialNibbles}} {
 		for c := range 256 {
 			if in := s.t[c&15]&s.t[16+c>>4] != 0; in != s.set[c] {
 				t.Errorf("byte %#x: in the nibble table %v, in the set %v", c, in, s.set[c])
@@ -54,6 +54,9 @@ func checkScans(t *testing.T, l []byte) {
 		}
 		if s.name == "anchor" {
 			checkAnchorScan(t, l)
+		}
+		if inv, ctl := blockFlags(l); inv != hasInvisible(l) || ctl != hasControls(l) {
+			t.Fatalf("blockFlags(%q) = %v, %v; want %v, %v", l, inv, ctl, hasInvisible(l), hasControls(l))
 		}
 		str := string(l)
 		for i := 0; i <= len(str); i += 7 {
@@ -99,6 +102,12 @@ func TestScansEveryByte(t *testing.T) {
 		}
 	}
 	checkScans(t, benchText(4<<10))
+	for _, inv := range []string{"\u200b", "\u00ad", "\u2060", "\ufeff", "\u00a0", "\u2014", "\x00", "\x1b"} {
+		for p := 0; p < len(prose); p += 5 {
+			checkScans(t, []byte(string(prose[:p])+inv+string(prose[p:])))
+			checkScans(t, []byte("é"+string(prose[:p])+inv+"x"+inv+string(prose[p:])))
+		}
+	}
 }
 
 func FuzzScan(f *testing.F) {

@@ -155,8 +155,7 @@ type block struct {
 }
 
 func (e *extractor) processBlock(b *block) {
-	e.invisible = hasInvisible(b.buf)
-	e.controls = hasControls(b.buf)
+	e.invisible, e.controls = blockFlags(b.buf)
 	if b.piece {
 		e.processLine(b.buf)
 		return
