@@ -155,7 +155,12 @@ func (e *extractor) processLine(raw []byte) {
 	e.anchors.reset(l)
 	for i := 0; i < n; {
 		start := i // == done: l[start:i] holds no anchor below
-		if i = e.anchors.next(i); i >= n {
+		if j, ok := e.anchors.held(i); ok {
+			i = j
+		} else {
+			i = e.anchors.refill(i)
+		}
+		if i >= n {
 			break
 		}
 		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !angleDot(l, i) && !bracketDot(l, i) {

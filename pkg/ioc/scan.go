@@ -144,34 +144,55 @@ type anchorScan struct {
 
 // reset starts on line l.
 func (a *anchorScan) reset(l []byte) {
-	a.l, a.base, a.end = l, 0, 0
+	a.l, a.base, a.end, a.mask = l, 0, 0, 0
 }
 
 // next is nextAnchor(a.l, i), for i at or past the previous call's.
 func (a *anchorScan) next(i int) int {
-	if !vectorScan {
-		return nextAnchorSWAR(a.l, i)
+	if j, ok := a.held(i); ok {
+		return j
 	}
+	return a.refill(i)
+}
+
+// held is next when the mask held has an anchor at or after i; small
+// enough to be inlined into processLine, where most anchors are found so,
+// without a call.
+func (a *anchorScan) held(i int) (int, bool) {
+	// No bit is set past the end of the line, nor at all after reset.
+	if k := uint(i - a.base); k < 64 {
+		if m := a.mask >> k; m != 0 {
+			return i + bits.TrailingZeros64(m), true
+		}
+	}
+	return 0, false
+}
+
+// refill is next past the mask held (or with none): it classifies the next
+// 64 bytes until one holds an anchor or the line ends.
+func (a *anchorScan) refill(i int) int {
 	l := a.l
-	for {
-		if i >= a.base && i < a.end {
-			if m := a.mask >> uint(i-a.base); m != 0 {
-				return i + bits.TrailingZeros64(m)
-			}
-			i = a.end
-		}
-		if i >= len(l) {
-			return len(l)
-		}
+	if !vectorScan {
+		return nextAnchorSWAR(l, i)
+	}
+	if i >= a.base {
+		i = max(i, a.end) // the mask held has no anchor at or after i
+	}
+	for i < len(l) {
 		// The 64 bytes from i, or the line's last 64 (from before i), or
 		// a short line copied out to 64 bytes: the mask never reads past
 		// the line.
 		if len(l) < 64 {
 			clear(a.pad[copy(a.pad[:], l):])
 			a.mask, a.base, a.end = maskVector(&a.pad[0], &anchorNibbles), 0, len(l)
-			continue
+		} else {
+			base := min(i, len(l)-64)
+			a.mask, a.base, a.end = maskVector(&l[base], &anchorNibbles), base, base+64
 		}
-		base := min(i, len(l)-64)
-		a.mask, a.base, a.end = maskVector(&l[base], &anchorNibbles), base, base+64
+		if m := a.mask >> uint(i-a.base); m != 0 {
+			return i + bits.TrailingZeros64(m)
+		}
+		i = a.end
 	}
+	return len(l)
 }
