@@ -8,6 +8,8 @@
 # is noise; with -c it also prints instruction counts under callgrind
 # (GOMAXPROCS=1, a 5 MiB report), which are stable, with the library
 # built with and without its vector scan.
+# With BASELINE=/path/to/tilookup, that build runs in the same turns and
+# the ratios to it are printed too.
 # Run from the repository root: bash bench/extract/run.sh [-c] [SIZE_MB]
 set -euo pipefail
 
@@ -30,6 +32,9 @@ go build -o "$tmp/compare" ./bench/extract/compare
 "$tmp/gen" -mb "$mb" >"$tmp/report.txt"
 
 args=(-report "$tmp/report.txt" -tilookup "$tmp/tilookup" -extract "$tmp/extract")
+if [[ -n ${BASELINE:-} ]]; then
+	args+=(-baseline "$BASELINE")
+fi
 if [[ -f $union ]]; then
 	args+=(-union "$union")
 else
@@ -47,6 +52,9 @@ if $callgrind; then
 	}
 	printf 'instructions, 5 MiB report, GOMAXPROCS=1 (callgrind):\n'
 	printf '  tilookup extract:   %s\n' "$(ir "$tmp/tilookup" extract "$tmp/small.txt")"
+	if [[ -n ${BASELINE:-} ]]; then
+		printf '  baseline:           %s\n' "$(ir "$BASELINE" extract "$tmp/small.txt")"
+	fi
 	printf '  ioc.ExtractReader:  %s\n' "$(ir "$tmp/extract" "$tmp/small.txt")"
 	printf '  the same, -tags purego (no vector scan): %s\n' "$(ir "$tmp/extract-purego" "$tmp/small.txt")"
 fi

@@ -6,7 +6,8 @@
 // runs -n times, the commands taking turns so that a busy machine slows
 // them alike; the best run of each is kept, as MB/s of wall time and MB per
 // CPU-second (user + system, from the child's rusage). It ends with the
-// two ratios issue 40 sets targets for. MB is 2^20 bytes. Output goes to a
+// two ratios issue 40 sets targets for, and with -baseline the ratios to
+// another build of tilookup run in the same turns. MB is 2^20 bytes. Output goes to a
 // file, as a pipeline's would.
 package main
 
@@ -39,6 +40,7 @@ func main() {
 	report := flag.String("report", "", "the report to extract from")
 	tl := flag.String("tilookup", "", "tilookup binary")
 	lib := flag.String("extract", "", "bench/extract/extract binary (optional)")
+	base := flag.String("baseline", "", "another tilookup binary to compare with, e.g. main's (optional)")
 	unionFile := flag.String("union", "", "file whose last line is the union regex")
 	n := flag.Int("n", 5, "runs of each command")
 	flag.Parse()
@@ -58,6 +60,11 @@ func main() {
 	// An empty home: no configuration file changes what extract does.
 	home := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "XDG_STATE_HOME=" + tmp}
 	rows := []*row{{name: "tilookup extract (all types)", argv: []string{*tl, "extract", *report}, env: home}}
+	var baseline *row
+	if *base != "" {
+		baseline = &row{name: "tilookup extract, baseline", argv: []string{*base, "extract", *report}, env: home}
+		rows = append(rows, baseline)
+	}
 	if *lib != "" {
 		rows = append(rows, &row{name: "ioc.ExtractReader (library)", argv: []string{*lib, *report}})
 	}
@@ -94,6 +101,10 @@ func main() {
 		fmt.Printf("%-30s %10.1f %10.1f %10.3f %8d\n", r.name, mb/r.wall.Seconds(), mb/r.cpu.Seconds(), r.cpu.Seconds(), r.found)
 	}
 	ours := rows[0]
+	if baseline != nil {
+		fmt.Printf("ours / baseline, MB per CPU-second:    %.2fx\n", baseline.cpu.Seconds()/ours.cpu.Seconds())
+		fmt.Printf("ours / baseline, MB/s wall:            %.2fx\n", baseline.wall.Seconds()/ours.wall.Seconds())
+	}
 	if union != nil {
 		fmt.Printf("ours / union regex, MB per CPU-second: %.2fx (target 1.5x)\n", union.cpu.Seconds()/ours.cpu.Seconds())
 	}
