@@ -849,13 +849,14 @@ func (e *extractor) colonlessURL(ws, slash, limit int) (int, bool) {
 }
 
 // schemeWord returns the scheme a word stands for when it is http or
-// https, defanged (hxxp, hXXps, h**p) or not, and "" otherwise.
-func schemeWord(w []byte) string {
+// https, defanged (hxxp, hXXps, h**p) or not, and "" otherwise: the schemes
+// whose lost colon is put back, in a pasted value and in free text.
+func schemeWord[T string | []byte](w T) string {
 	if len(w) < 4 || len(w) > 5 {
 		return ""
 	}
 	var b [5]byte
-	for i := range w {
+	for i := 0; i < len(w); i++ {
 		b[i] = lower(w[i])
 	}
 	switch s := string(b[:len(w)]); s {
