@@ -1,50 +1,60 @@
 #!/usr/bin/env bash
-# Times ioc.ExtractReader (all types) against grep -Eo for IPv4 addresses on
-# the same ~50 MB synthetic report, and prints MB/s for both and the ratio.
-# Run from the repository root: bash bench/extract/run.sh [SIZE_MB]
+# Extraction side by side with ripgrep, in one run, on bench/extract/gen's
+# synthetic report (SIZE_MB, 50 by default): MB/s of wall time and MB per
+# CPU-second for tilookup extract (all types), the library alone,
+# rg -o with one IPv4 regex and rg -o with the union regex of every type
+# (the last line of ../shared/extract-union.txt, or $UNION), then the ratios
+# of issue 40 (see bench/extract/compare). Wall time on a shared machine
+# is noise; with -c it also prints instruction counts under callgrind
+# (GOMAXPROCS=1, a 5 MiB report), which are stable, with the library
+# built with and without its vector scan.
+# With BASELINE=/path/to/tilookup, that build runs in the same turns and
+# the ratios to it are printed too.
+# Run from the repository root: bash bench/extract/run.sh [-c] [SIZE_MB]
 set -euo pipefail
 
+callgrind=false
+if [[ ${1:-} == -c ]]; then
+	callgrind=true
+	shift
+fi
 mb=${1:-50}
+union=${UNION:-../shared/extract-union.txt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-go build -o "$tmp/gen" ./bench/extract/gen
-go build -o "$tmp/extract" ./bench/extract/extract
+# As the release builds them (CGO_ENABLED=0, -trimpath, -ldflags=-s -w).
+build() { CGO_ENABLED=0 go build -trimpath -ldflags=-s\ -w -o "$1" "$2"; }
+build "$tmp/gen" ./bench/extract/gen
+build "$tmp/extract" ./bench/extract/extract
+build "$tmp/tilookup" ./cmd/tilookup
+go build -o "$tmp/compare" ./bench/extract/compare
 "$tmp/gen" -mb "$mb" >"$tmp/report.txt"
-bytes=$(wc -c <"$tmp/report.txt")
 
-# seconds runs a command three times and prints the best wall-clock time.
-# Output goes to a real file: GNU grep stops at the first match when its
-# output is /dev/null.
-seconds() {
-	local best="" t0 t1 t
-	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$@" >"$tmp/out" 2>/dev/null
-		t1=$(date +%s.%N)
-		t=$(echo "$t1 - $t0" | bc -l)
-		if [[ -z $best ]] || (($(echo "$t < $best" | bc -l))); then
-			best=$t
-		fi
-	done
-	echo "$best"
-}
+args=(-report "$tmp/report.txt" -tilookup "$tmp/tilookup" -extract "$tmp/extract")
+if [[ -n ${BASELINE:-} ]]; then
+	args+=(-baseline "$BASELINE")
+fi
+if [[ -f $union ]]; then
+	args+=(-union "$union")
+else
+	echo "no $union: the union regex row is left out"
+fi
+"$tmp/compare" "${args[@]}"
 
-# The headline compares with grep in the environment's own locale; grep is
-# faster with LC_ALL=C (no multibyte handling), so that is shown too.
-grep_s=$(seconds grep -Eo '([0-9]{1,3}\.){3}[0-9]{1,3}' "$tmp/report.txt")
-grepc_s=$(seconds env LC_ALL=C grep -Eo '([0-9]{1,3}\.){3}[0-9]{1,3}' "$tmp/report.txt")
-ours_s=$(seconds "$tmp/extract" "$tmp/report.txt")
-
-mbps() { echo "scale=1; $bytes / 1048576 / $1" | bc -l; }
-grep_mbps=$(mbps "$grep_s")
-ours_mbps=$(mbps "$ours_s")
-printf 'input:                    %d bytes\n' "$bytes"
-printf 'locale for grep:          LC_ALL=%s LC_CTYPE=%s\n' "${LC_ALL:-}" "$(locale 2>/dev/null | sed -n 's/^LC_CTYPE=//p' | tr -d '"')"
-printf 'CPUs:                     %s (GOMAXPROCS=%s)\n' "$(nproc)" "${GOMAXPROCS:-default}"
-printf 'grep -Eo (IPv4 only):     %s MB/s (%.3f s)\n' "$grep_mbps" "$grep_s"
-printf '  same with LC_ALL=C:     %s MB/s (%.3f s)\n' "$(mbps "$grepc_s")" "$grepc_s"
-printf 'ioc.ExtractReader (all):  %s MB/s (%.3f s)\n' "$ours_mbps" "$ours_s"
-printf 'ratio ours/grep:          %s\n' "$(echo "scale=2; $grep_s / $ours_s" | bc -l)"
-printf 'found by grep:            %d matches\n' "$(grep -Eo '([0-9]{1,3}\.){3}[0-9]{1,3}' "$tmp/report.txt" | wc -l)"
-printf 'found by ours:            %d indicators\n' "$("$tmp/extract" "$tmp/report.txt" 2>/dev/null | wc -l)"
+if $callgrind; then
+	"$tmp/gen" -mb 5 >"$tmp/small.txt"
+	CGO_ENABLED=0 go build -tags purego -trimpath -ldflags=-s\ -w -o "$tmp/extract-purego" ./bench/extract/extract
+	ir() {
+		# Go preempts goroutines with signals, which callgrind cannot follow.
+		GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 HOME=$tmp valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$@" >/dev/null 2>"$tmp/cg.err"
+		sed -n 's/.*Collected : //p; s/.*refs: *//p' "$tmp/cg.err" | head -1
+	}
+	printf 'instructions, 5 MiB report, GOMAXPROCS=1 (callgrind):\n'
+	printf '  tilookup extract:   %s\n' "$(ir "$tmp/tilookup" extract "$tmp/small.txt")"
+	if [[ -n ${BASELINE:-} ]]; then
+		printf '  baseline:           %s\n' "$(ir "$BASELINE" extract "$tmp/small.txt")"
+	fi
+	printf '  ioc.ExtractReader:  %s\n' "$(ir "$tmp/extract" "$tmp/small.txt")"
+	printf '  the same, -tags purego (no vector scan): %s\n' "$(ir "$tmp/extract-purego" "$tmp/small.txt")"
+fi

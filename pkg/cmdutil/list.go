@@ -65,7 +65,10 @@ func (l *ListWriter) Write(obj any, cells []string) error {
 		return l.csv.Flush()
 	default:
 		if len(cells) == 1 {
-			_, err := fmt.Fprintln(l.o.Out, sanitize.String(cells[0]))
+			// One Write of the line built in buf: fmt's formatting was
+			// most of what a value of extract's output cost.
+			l.buf = append(append(l.buf[:0], sanitize.String(cells[0])...), '\n')
+			_, err := l.o.Out.Write(l.buf)
 			return failure.WriteError(err)
 		}
 		if l.tw == nil {

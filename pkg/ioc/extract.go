@@ -56,9 +56,10 @@ type extractor struct {
 	found []candidate // what the lines processed since the last merge hold
 	vals  []byte      // their normalized values, back to back
 
-	resume  int       // where scanning resumes after refang
-	scratch [2][]byte // refangLine's buffers
-	inv     []byte    // dropInvisibleInWords's buffer
+	resume  int        // where scanning resumes after refang
+	anchors anchorScan // the line's anchors
+	scratch [2][]byte  // refangLine's buffers
+	inv     []byte     // dropInvisibleInWords's buffer
 	// invisible: the text being processed holds an invisible character
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
@@ -151,9 +152,15 @@ func (e *extractor) processLine(raw []byte) {
 	l := raw
 	n := len(l)
 	done := 0 // l[:done] is dealt with
+	e.anchors.reset(l)
 	for i := 0; i < n; {
 		start := i // == done: l[start:i] holds no anchor below
-		if i = nextAnchor(l, i); i >= n {
+		if j, ok := e.anchors.held(i); ok {
+			i = j
+		} else {
+			i = e.anchors.refill(i)
+		}
+		if i >= n {
 			break
 		}
 		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !angleDot(l, i) && !bracketDot(l, i) {
@@ -167,6 +174,7 @@ func (e *extractor) processLine(raw []byte) {
 		if !refanged && e.defangAt(i) {
 			l, n, refanged = e.refang(raw, done), len(e.l), true
 			i, done = e.resume, e.resume
+			e.anchors.reset(l)
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
@@ -174,6 +182,7 @@ func (e *extractor) processLine(raw []byte) {
 			if defanged {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
+				e.anchors.reset(l)
 				continue
 			}
 			if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
@@ -474,12 +483,12 @@ func (e *extractor) look(s, t int, askDefang bool) (defanged, worth bool) {
 	return false, t-s >= e.minWord && seen&cDigit != 0
 }
 
-// nextAnchor returns the index of the first anchor byte in l at or after
-// i, or len(l). It looks at eight bytes at a time for bytes in a superset
-// of the anchors, ( to @, [ to ], { to } and non-ASCII, which letters and
-// spaces, the bulk of prose, are not in; a byte so found is then checked
-// against the table.
-func nextAnchor(l []byte, i int) int {
+// nextAnchorSWAR is nextAnchor without the vector scan (scan.go): the
+// fallback, and the reference the vector scan is tested against. It looks
+// at eight bytes at a time for bytes in a superset of the anchors, ( to @,
+// [ to ], { to } and non-ASCII, which letters and spaces, the bulk of
+// prose, are not in; a byte so found is then checked against the table.
+func nextAnchorSWAR(l []byte, i int) int {
 	const ones = 0x0101010101010101
 	const high = 0x8080808080808080
 	for i+8 <= len(l) {
@@ -790,6 +799,11 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 		}
 		return we
 	}
+	if slash+1 < end && l[slash+1] == '/' {
+		if uend, ok := e.colonlessURL(ws, slash, limit); ok {
+			return uend
+		}
+	}
 	if e.hostOK(ws, slash) {
 		uend := e.urlEnd(slash, limit)
 		if uend == slash+1 {
@@ -802,6 +816,57 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 	}
 	e.slashPieces(ws, end)
 	return we
+}
+
+// colonlessURL reads a word whose scheme lost its colon (http//host/x,
+// hxxps//host/x: l[ws:slash] is the scheme, l[slash:] starts with "//")
+// as the URL with its colon put back, by the rule a pasted value follows
+// (missingColon): only for http and https, defanged or not, and only when
+// what follows the "//" is a domain or an address, so that "see http//"
+// or http//intranet/x invents nothing. It returns where the URL ends.
+func (e *extractor) colonlessURL(ws, slash, limit int) (int, bool) {
+	l := e.l
+	scheme := schemeWord(l[ws:slash])
+	if scheme == "" {
+		return 0, false
+	}
+	h := slash + 2
+	uend := e.urlEnd(h, limit)
+	he := h
+	for he < uend && l[he] != '/' && l[he] != '?' && l[he] != '#' {
+		he++
+	}
+	if he == h || !e.hostOK(h, he) {
+		return 0, false
+	}
+	var buf [256]byte
+	v := append(append(append(buf[:0], scheme...), "://"...), l[h:uend]...)
+	if p, ok := splitURL(v); !ok || p.hostEnd <= p.host {
+		return 0, false
+	}
+	e.emitRaw(v, URL)
+	return uend, true
+}
+
+// schemeWord returns the scheme a word stands for when it is http or
+// https, defanged (hxxp, hXXps, h**p) or not, and "" otherwise: the schemes
+// whose lost colon is put back, in a pasted value and in free text.
+func schemeWord[T string | []byte](w T) string {
+	if len(w) < 4 || len(w) > 5 {
+		return ""
+	}
+	var b [5]byte
+	for i := 0; i < len(w); i++ {
+		b[i] = lower(w[i])
+	}
+	switch s := string(b[:len(w)]); s {
+	case "http", "https":
+		return s
+	}
+	if s, ok := fangScheme(w); ok && (s == "http" || s == "https") {
+		return s
+	}
+	return ""
 }
 
 // slashPieces classifies the parts of a word split at slashes. A part

@@ -9,9 +9,14 @@ import (
 // binary pays for package initialisation, and most commands never look at a
 // TLD (shell completion runs the binary on every TAB).
 var (
-	tlds      = sync.OnceValue(buildTLDs)
-	fileExts  = sync.OnceValue(buildFileExts)
-	tldPrefix [26 * 26]bool // filled by buildTLDs
+	tlds     = sync.OnceValue(buildTLDs)
+	fileExts = sync.OnceValue(buildFileExts)
+	// Filled by buildTLDs: tld2 has the two-letter TLDs, tldPrefix3
+	// the first three letters of the longer ones, so that most dotted
+	// words in prose (file.pdf, setup.exe, obj.method) are dismissed
+	// without hashing.
+	tld2       [26 * 26]bool
+	tldPrefix3 [26 * 26 * 26]bool
 )
 
 // tlds is the root zone (tlds.go). Free text is full of dotted words that
@@ -20,23 +25,37 @@ var (
 // means as an indicator, only checks the syntax.
 func buildTLDs() map[string]struct{} {
 	m := make(map[string]struct{}, 1600)
-	for _, t := range strings.Fields(tldList) {
-		m[t] = struct{}{}
-		if t[0] >= 'a' && t[0] <= 'z' && t[1] >= 'a' && t[1] <= 'z' {
-			tldPrefix[int(t[0]-'a')*26+int(t[1]-'a')] = true
-		}
-	}
 	// Special-use names (RFC 6761, RFC 7686) that show up in reports: Tor
 	// services, documentation examples, internal Active Directory domains.
-	for _, t := range []string{"onion", "example", "test", "invalid", "local", "internal"} {
+	special := []string{"onion", "example", "test", "invalid", "local", "internal"}
+	for _, t := range append(strings.Fields(tldList), special...) {
 		m[t] = struct{}{}
-		tldPrefix[int(t[0]-'a')*26+int(t[1]-'a')] = true
+		if k, ok := letterIndex(t, 2); ok && len(t) == 2 {
+			tld2[k] = true
+		}
+		if k, ok := letterIndex(t, 3); ok {
+			tldPrefix3[k] = true
+		}
 	}
 	return m
 }
 
-// tldPrefix has the first two letters of every ASCII TLD: most dotted
-// words in prose (file.pdf, obj.method) are dismissed without hashing.
+// letterIndex numbers the first n bytes of t (n <= 3), lower-cased, when
+// they are ASCII letters: the index in tld2 (n = 2) or tldPrefix3 (n = 3).
+func letterIndex[T string | []byte](t T, n int) (int, bool) {
+	if len(t) < n {
+		return 0, false
+	}
+	k := 0
+	for i := range n {
+		c := lower(t[i])
+		if c < 'a' || c > 'z' {
+			return 0, false
+		}
+		k = k*26 + int(c-'a')
+	}
+	return k, true
+}
 
 func isKnownTLD[T string | []byte](t T) bool {
 	if len(t) < 2 || len(t) > 63 {
@@ -46,7 +65,11 @@ func isKnownTLD[T string | []byte](t T) bool {
 		return true // an A-label we cannot decode without x/net/idna
 	}
 	known := tlds()
-	if a, b := lower(t[0]), lower(t[1]); a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z' && !tldPrefix[int(a-'a')*26+int(b-'a')] {
+	if len(t) == 2 {
+		if k, ok := letterIndex(t, 2); ok {
+			return tld2[k]
+		}
+	} else if k, ok := letterIndex(t, 3); ok && !tldPrefix3[k] {
 		return false
 	}
 	var buf [63]byte

@@ -192,13 +192,9 @@ func missingColon(s string) string {
 	if i < 3 || i > 5 {
 		return s
 	}
-	scheme := strings.ToLower(s[:i])
-	if scheme != "http" && scheme != "https" {
-		fanged, ok := fangScheme(s[:i])
-		if !ok || (fanged != "http" && fanged != "https") {
-			return s
-		}
-		scheme = fanged
+	scheme := schemeWord(s[:i])
+	if scheme == "" {
+		return s
 	}
 	fixed := scheme + "://" + s[i+2:]
 	p, ok := splitPastedURL(fixed)

@@ -2,6 +2,7 @@ package ioc
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,8 +76,8 @@ func wantPrepared(t *testing.T, in, value string, typ Type) {
 // TestPastedAgreesWithExtract pins the "one set of rules": an indicator
 // pasted alone is what extract finds in the same text.
 // missingColonCases are URLs typed without their scheme's colon: read as
-// URLs only when the word is http(s) and the host a real one. Extract
-// (free text) keeps its own rule for them, so they are not pastedCases.
+// URLs only when the word is http(s) and the host a real one, pasted alone
+// or in free text (TestExtractMissingColon).
 var missingColonCases = []struct {
 	in, value string
 	t         Type
@@ -97,6 +98,37 @@ func TestPrepareMissingColon(t *testing.T) {
 		// --no-refang takes the value as given: no repair either.
 		if v, _, _ := Prepare(tt.in, false); v != tt.in {
 			t.Errorf("Prepare(%q, no refang) = %q, want it as given", tt.in, v)
+		}
+	}
+}
+
+// TestExtractMissingColon: extract reads a scheme that lost its colon by
+// the pasted value's rule, wherever the word stands in a sentence, and
+// makes no URL of what that rule refuses, nor of prose that merely
+// mentions a scheme (a schemeless URL after the "//" is another rule's).
+func TestExtractMissingColon(t *testing.T) {
+	for _, tt := range missingColonCases {
+		for _, text := range []string{tt.in, "seen at " + tt.in + ". Then", "(" + tt.in + ")", "- " + tt.in + ","} {
+			var urls []string // with a scheme: what the rule may make
+			for _, in := range extractAll([]byte(text)) {
+				if in.Type == URL && strings.Contains(in.Value, "://") {
+					urls = append(urls, in.Value)
+				}
+			}
+			want := []string(nil)
+			if tt.t == URL {
+				want = []string{tt.value}
+			}
+			if !slices.Equal(urls, want) {
+				t.Errorf("extract %q: URLs %q, want %q", text, urls, want)
+			}
+		}
+	}
+	for _, text := range []string{"see http// now", "http//", "hxxp// example.com", "http///a.example/x", "a http//:8080/x"} {
+		for _, in := range extractAll([]byte(text)) {
+			if in.Type == URL {
+				t.Errorf("extract %q: URL %q invented", text, in.Value)
+			}
 		}
 	}
 }

@@ -224,16 +224,16 @@ var sepStart = func() (t [256]bool) {
 	return t
 }()
 
-// nextSepStart returns the index of the first byte in s at or after i that
-// sepStart marks, or len(s). Like nextAnchor, it looks at eight bytes at a
-// time for a superset of them: ( . [ \ ] { and non-ASCII.
-func nextSepStart[T string | []byte](s T, i int) int {
+// nextSepStartSWAR is nextSepStart without the vector scan (scan.go).
+// Like nextAnchorSWAR, it looks at eight bytes at a time for a superset of
+// the bytes sepStart marks: ( . [ \ ] { and non-ASCII.
+func nextSepStartSWAR[T string | []byte](s T, i int) int {
 	const ones = 0x0101010101010101
 	const high = 0x8080808080808080
 	for i+8 <= len(s) {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// See nextAnchor: a range test for each of ( . [-] {.
+		// See nextAnchorSWAR: a range test for each of ( . [-] {.
 		h := x | high
 		m := (h-0x28*ones)&^(h-0x29*ones) | (h-0x2e*ones)&^(h-0x2f*ones) |
 			(h-0x5b*ones)&^(h-0x5e*ones) | (h-0x7b*ones)&^(h-0x7c*ones) | x

@@ -24,14 +24,13 @@ const cutChunk = 64 << 10
 // enough to keep every core busy on a report of a few MB.
 const blockSize = 256 << 10
 
-// holdMax is the longest unfinished line ExtractReader keeps whole; past it
-// the line is cut as it comes in.
-const holdMax = maxLine + blockSize
+// The longest unfinished line ExtractReader keeps whole is maxLine and a
+// block; past it the line is cut as it comes in.
 
 // ExtractReader reads r (a report of any size) and calls fn for each new
 // indicator, in order, de-duplicated across the whole input, with memory
-// bounded by a fixed number of blocks (blockSize each, up to holdMax for a
-// block that holds a long line) plus the set of values already seen. types filters what is reported (nil or empty = all); the
+// bounded by a fixed number of blocks (blockSize each, up to maxLine more
+// for a block that holds a long line) plus the set of values already seen. types filters what is reported (nil or empty = all); the
 // filter applies after classification, so an email address is still not
 // reported as a domain when only domains are asked for. An error from fn
 // stops the reading and is returned as is. fn is called on the caller's
@@ -52,11 +51,17 @@ type ExtractOptions struct {
 
 // Extract is ExtractReader with options.
 func Extract(r io.Reader, opts ExtractOptions, fn func(Indicator) error) error {
+	return extract(r, opts, runtime.GOMAXPROCS(0), blockSize, fn)
+}
+
+// extract is Extract with the input read in blocks of size bytes, searched
+// by that many workers (1: all of it on the caller's goroutine). What it
+// reports depends on neither.
+func extract(r io.Reader, opts ExtractOptions, workers, size int, fn func(Indicator) error) error {
 	types := opts.Types
 	m := newMerger(fn)
 	m.urlHosts = opts.URLHosts
-	src := &source{r: r}
-	workers := runtime.GOMAXPROCS(0)
+	src := &source{r: r, size: size}
 	if workers == 1 {
 		e := newExtractor(types)
 		b := new(block)
@@ -150,8 +155,7 @@ type block struct {
 }
 
 func (e *extractor) processBlock(b *block) {
-	e.invisible = hasInvisible(b.buf)
-	e.controls = hasControls(b.buf)
+	e.invisible, e.controls = blockFlags(b.buf)
 	if b.piece {
 		e.processLine(b.buf)
 		return
@@ -220,12 +224,14 @@ func (c *cutter) finish(rest []byte, process func([]byte)) {
 
 // source cuts the input into blocks of whole lines.
 type source struct {
-	r     io.Reader
+	r    io.Reader
+	size int // how much to read into a block
+
 	carry []byte // the start of a line read with the previous block
 	done  bool   // r has reported EOF or an error
 	err   error  // that error, unless EOF
 
-	// A line longer than holdMax is cut as it comes in: pend holds what
+	// A line longer than maxLine and a block is cut as it comes in: pend holds what
 	// has not gone into the cutter yet.
 	cutting bool
 	pend    []byte
@@ -266,14 +272,14 @@ func (s *source) run(get func() *block, put func(*block) bool) {
 	}
 }
 
-// fill reads into b until it holds blockSize bytes more than it started
+// fill reads into b until it holds s.size bytes more than it started
 // with, the input ends, or a read comes back short (a pipe or a terminal
 // has nothing more for now: what is there is processed at once), and then
 // leaves the unfinished last line in carry. It returns false, with nothing
-// left in carry, when b holds a single unfinished line of holdMax bytes or
-// more.
+// left in carry, when b holds a single unfinished line of maxLine+s.size
+// bytes or more.
 func (s *source) fill(b *block) bool {
-	target := len(b.buf) + blockSize
+	target := len(b.buf) + s.size
 	for {
 		for !s.done && len(b.buf) < target {
 			if cap(b.buf)-len(b.buf) < 4096 {
@@ -300,10 +306,10 @@ func (s *source) fill(b *block) bool {
 			b.buf = b.buf[:i+1]
 			return true
 		}
-		if len(b.buf) >= holdMax {
+		if len(b.buf) >= maxLine+s.size {
 			return false
 		}
-		target = len(b.buf) + blockSize
+		target = len(b.buf) + s.size
 	}
 }
 
@@ -343,7 +349,7 @@ func (s *source) cutLine(get func() *block, put func(*block) bool) bool {
 			k += cutChunk
 		}
 		s.pend = append(s.pend[:0], s.pend[k:]...)
-		s.pend = slices.Grow(s.pend, blockSize)
+		s.pend = slices.Grow(s.pend, s.size)
 		n, err := s.r.Read(s.pend[len(s.pend):cap(s.pend)])
 		s.pend = s.pend[:len(s.pend)+n]
 		if err != nil {

@@ -133,30 +133,40 @@ func run(opts *Options) error {
 		return err
 	}
 	defer closeAll()
-	w := cmdutil.NewListWriter(cmdutil.ListOptions(opts.IO, format), []string{"value", "type"})
+	out := newDelayedWriter(opts.IO.Out)
+	lo := cmdutil.ListOptions(opts.IO, format)
+	lo.Out = out
+	w := cmdutil.NewListWriter(lo, []string{"value", "type"})
 	table := format == output.Table
+	jsonOut := format == output.JSON || format == output.NDJSON
 	var left leftOut
+	var cells [2]string // reused: one value is written before the next comes
 	err = triage.Scan(r, triage.ScanOptions{Skip: skipper, Types: types, TextOnly: true}, func(ind triage.Found) error {
 		if opts.SkipNoise && ind.Skip != "" {
 			left.add(ind.Skip)
 			return nil
 		}
+		if jsonOut {
+			return w.Write(struct {
+				Value string `json:"value"`
+				Type  string `json:"type"`
+			}{ind.Value, string(ind.Type)}, nil)
+		}
 		v := ind.Value
 		if opts.Defang {
 			v = ioc.Defang(v, ind.Type)
 		}
-		obj := struct {
-			Value string `json:"value"`
-			Type  string `json:"type"`
-		}{ind.Value, string(ind.Type)}
-		cells := []string{v, string(ind.Type)}
+		cells[0], cells[1] = v, string(ind.Type)
 		if table {
-			cells = cells[:1]
+			return w.Write(nil, cells[:1])
 		}
-		return w.Write(obj, cells)
+		return w.Write(nil, cells[:])
 	})
 	if cerr := w.Close(); err == nil {
 		err = cerr
+	}
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = failure.WriteError(cerr)
 	}
 	if opts.IO.IsStderrTTY() {
 		left.print(opts.IO.ErrOut)

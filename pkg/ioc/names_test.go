@@ -1,0 +1,42 @@
+package ioc
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestKnownTLDTables: the tables that dismiss most words before the map
+// give the map's answer for every TLD (in either case), every two- and
+// three-letter word, and each TLD with a letter added or changed.
+func TestKnownTLDTables(t *testing.T) {
+	known := tlds()
+	check := func(w string) {
+		_, want := known[strings.ToLower(w)]
+		if len(w) >= 5 && strings.HasPrefix(strings.ToLower(w), "xn--") {
+			want = true
+		}
+		if got := isKnownTLD(w); got != want {
+			t.Errorf("isKnownTLD(%q) = %v, the map says %v", w, got, want)
+		}
+		if got := isKnownTLD([]byte(w)); got != want {
+			t.Errorf("isKnownTLD([]byte(%q)) = %v, the map says %v", w, got, want)
+		}
+	}
+	for tld := range known {
+		check(tld)
+		check(strings.ToUpper(tld))
+		check(tld + "x")
+		check(tld[:len(tld)-1] + "q")
+	}
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			check(string([]rune{a, b}))
+			for c := 'a'; c <= 'z'; c++ {
+				check(string([]rune{a, b, c}))
+			}
+		}
+	}
+	for _, w := range []string{"pdf", "exe", "Example", "com", "COM", "onion", "internal", "x1", "1x", "é.", "co-", "g"} {
+		check(w)
+	}
+}

@@ -1,0 +1,198 @@
+package ioc
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// The scanners that find where an indicator or a defang may start
+// (nextAnchor, nextSepStart) skip the bytes of prose in blocks: 32 bytes
+// at a time with AVX2 on amd64 (scan_amd64.s), else 8 at a time in a
+// uint64 (the SWAR versions, which are also the reference the fast path is
+// tested against). A set of bytes is handed to the vector code as a
+// nibbleTable.
+
+// nibbleTable is a set of bytes as two 16-byte tables, indexed by a byte's
+// low and high nibble: c is in the set when lo[c&15] & hi[c>>4] != 0. Each
+// distinct set of low nibbles that some high nibble's row holds gets a bit
+// of its own, so the test is exact for any set with at most eight distinct
+// rows (the anchors have six, the separator starts four).
+type nibbleTable [32]byte // lo, then hi
+
+func newNibbleTable(set *[256]bool) (t nibbleTable) {
+	var rows [16]uint16 // rows[h] has bit l set when byte h<<4|l is in the set
+	for c := range 256 {
+		if set[c] {
+			rows[c>>4] |= 1 << (c & 15)
+		}
+	}
+	var bits []uint16 // the distinct non-empty rows; the i-th gets bit i
+	for h, r := range rows {
+		if r == 0 {
+			continue
+		}
+		b := -1
+		for i, s := range bits {
+			if s == r {
+				b = i
+			}
+		}
+		if b < 0 {
+			b = len(bits)
+			bits = append(bits, r)
+		}
+		if b >= 8 {
+			panic("ioc: byte set too irregular for a nibble table")
+		}
+		t[16+h] |= 1 << b
+		for l := range 16 {
+			if r&(1<<l) != 0 {
+				t[l] |= 1 << b
+			}
+		}
+	}
+	return t
+}
+
+var (
+	anchorNibbles   = newNibbleTable(&anchor)
+	sepStartNibbles = newNibbleTable(&sepStart)
+	specialNibbles  = newNibbleTable(&special)
+)
+
+// special marks what processBlock looks for in a whole block before it
+// reads its lines: NUL and ESC (hasControls) and the lead bytes of the
+// invisible characters (hasInvisible).
+var special = [256]bool{0: true, 0x1b: true, 0xc2: true, 0xe2: true, 0xef: true}
+
+// blockFlags is hasInvisible(b), hasControls(b) in one pass over b (those
+// two make five, one per byte they look for).
+func blockFlags(b []byte) (invisible, controls bool) {
+	if !vectorScan {
+		return hasInvisible(b), hasControls(b)
+	}
+	for i := nextSpecial(b, 0); i < len(b) && !(invisible && controls); i = nextSpecial(b, i+1) {
+		if c := b[i]; c == 0 || c == 0x1b {
+			controls = true
+		} else if !invisible {
+			invisible = invisibleAt(b, i) > 0
+		}
+	}
+	return invisible, controls
+}
+
+// nextSpecial returns the index of the first byte in b at or after i that
+// special marks, or len(b). Only called when vectorScan is true.
+func nextSpecial(b []byte, i int) int {
+	if n := len(b) - i; n >= vectorMin {
+		k := skipVector(&b[i], n, &specialNibbles)
+		if k < n&^31 {
+			return i + k
+		}
+		i += k
+	}
+	for i < len(b) && !special[b[i]] {
+		i++
+	}
+	return i
+}
+
+// vectorMin is the least number of bytes worth handing to the vector scan;
+// below it, its call costs more than the SWAR loop.
+const vectorMin = 32
+
+// nextAnchor returns the index of the first anchor byte in l at or after
+// i, or len(l).
+func nextAnchor(l []byte, i int) int {
+	if n := len(l) - i; vectorScan && n >= vectorMin {
+		k := skipVector(&l[i], n, &anchorNibbles)
+		if k < n&^31 {
+			return i + k
+		}
+		i += k
+	}
+	return nextAnchorSWAR(l, i)
+}
+
+// nextSepStart returns the index of the first byte in s at or after i that
+// sepStart marks, or len(s).
+func nextSepStart[T string | []byte](s T, i int) int {
+	if n := len(s) - i; vectorScan && n >= vectorMin {
+		// A []byte's header starts as a string's does (data, length):
+		// read either as a string to reach its bytes without a copy.
+		p := unsafe.StringData(*(*string)(unsafe.Pointer(&s)))
+		k := skipVector((*byte)(unsafe.Add(unsafe.Pointer(p), i)), n, &sepStartNibbles)
+		if k < n&^31 {
+			return i + k
+		}
+		i += k
+	}
+	return nextSepStartSWAR(s, i)
+}
+
+// anchorScan finds the anchors of one line in turn, for processLine: it
+// holds the anchors among 64 bytes of the line as a bit mask, so that the
+// next anchor after one just found (they are a few bytes apart in prose:
+// "e.g.", "2.1.0", "(see") is a shift and a count away, not a call.
+type anchorScan struct {
+	l    []byte
+	base int // mask holds l[base:end]'s anchors, bit k for l[base+k]
+	end  int // 0: no mask is held
+	mask uint64
+	pad  [64]byte // a line shorter than 64 bytes, padded with NULs (no anchor)
+}
+
+// reset starts on line l.
+func (a *anchorScan) reset(l []byte) {
+	a.l, a.base, a.end, a.mask = l, 0, 0, 0
+}
+
+// next is nextAnchor(a.l, i), for i at or past the previous call's.
+func (a *anchorScan) next(i int) int {
+	if j, ok := a.held(i); ok {
+		return j
+	}
+	return a.refill(i)
+}
+
+// held is next when the mask held has an anchor at or after i; small
+// enough to be inlined into processLine, where most anchors are found so,
+// without a call.
+func (a *anchorScan) held(i int) (int, bool) {
+	// No bit is set past the end of the line, nor at all after reset.
+	if k := uint(i - a.base); k < 64 {
+		if m := a.mask >> k; m != 0 {
+			return i + bits.TrailingZeros64(m), true
+		}
+	}
+	return 0, false
+}
+
+// refill is next past the mask held (or with none): it classifies the next
+// 64 bytes until one holds an anchor or the line ends.
+func (a *anchorScan) refill(i int) int {
+	l := a.l
+	if !vectorScan {
+		return nextAnchorSWAR(l, i)
+	}
+	if i >= a.base {
+		i = max(i, a.end) // the mask held has no anchor at or after i
+	}
+	for i < len(l) {
+		// The 64 bytes from i, or the line's last 64 (from before i), or
+		// a short line copied out to 64 bytes: the mask never reads past
+		// the line.
+		if len(l) < 64 {
+			clear(a.pad[copy(a.pad[:], l):])
+			a.mask, a.base, a.end = maskVector(&a.pad[0], &anchorNibbles), 0, len(l)
+		} else {
+			base := min(i, len(l)-64)
+			a.mask, a.base, a.end = maskVector(&l[base], &anchorNibbles), base, base+64
+		}
+		if m := a.mask >> uint(i-a.base); m != 0 {
+			return i + bits.TrailingZeros64(m)
+		}
+		i = a.end
+	}
+	return len(l)
+}
