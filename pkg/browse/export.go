@@ -2,20 +2,19 @@ package browse
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/report"
 )
 
-// Export writes items to the file name through the project's exporters:
-// Markdown (defanged, for a ticket) for .md, a STIX 2.1 bundle for
-// .stix.json, a MISP event for .misp.json.
+// Export writes items to the file name through the project's document
+// printers (export.ForFile, by the name's ending): Markdown (defanged, for
+// a ticket) for .md, a STIX 2.1 bundle for .stix.json, a MISP event for
+// .misp.json.
 func Export(name, title string, items []Item) (string, error) {
-	write, what, err := exporter(name)
+	p, err := export.ForFile(name)
 	if err != nil {
 		return "", err
 	}
@@ -31,27 +30,13 @@ func Export(name, title string, items []Item) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = write(f, r)
+	// Defanged: a Markdown file goes into a ticket.
+	err = p.Write(f, export.Records(r), export.Options{Defang: true})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("wrote %d indicators to %s (%s)", len(items), name, what), nil
-}
-
-func exporter(name string) (func(io.Writer, *report.Report) error, string, error) {
-	lower := strings.ToLower(name)
-	switch {
-	case strings.HasSuffix(lower, ".md") || strings.HasSuffix(lower, ".markdown"):
-		return func(w io.Writer, r *report.Report) error {
-			return export.Markdown(w, r, export.MarkdownOptions{Defang: true})
-		}, "Markdown", nil
-	case strings.HasSuffix(lower, ".stix.json"):
-		return func(w io.Writer, r *report.Report) error { return export.STIX(w, r, export.STIXOptions{}) }, "STIX 2.1", nil
-	case strings.HasSuffix(lower, ".misp.json"):
-		return func(w io.Writer, r *report.Report) error { return export.MISP(w, r, export.MISPOptions{}) }, "MISP", nil
-	}
-	return nil, "", fmt.Errorf("name the file .md, .stix.json or .misp.json, not %s", name)
+	return fmt.Sprintf("wrote %d indicators to %s (%s)", len(items), name, p.What), nil
 }

@@ -1,7 +1,11 @@
-// Package export writes a report.Report as a document to hand over: GitHub
-// Flavoured Markdown for a ticket (Markdown) and one STIX 2.1 bundle for a
-// threat-intelligence platform (STIX). search and triage share them; both
-// take the whole run at once, since neither format can be streamed.
+// Package export is the document printer layer: a run handed over as one
+// document (Document: search's and triage's report, watch's changes,
+// pivot's graph) is written in a format of the registry by WriteDocument,
+// through the printers table (document.go): GitHub Flavoured Markdown for
+// a ticket (Markdown), one STIX 2.1 bundle for a threat-intelligence
+// platform (STIX), one MISP event (MISP). Every command that writes
+// documents shares them; each takes the whole run at once, since no
+// document can be streamed.
 //
 // Nothing from the service is trusted. In Markdown every string of data is
 // escaped so that it stays inside its table cell or list item and cannot

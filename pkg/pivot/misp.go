@@ -2,20 +2,12 @@ package pivot
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/export"
 )
-
-// MISP writes the graph as one MISP event (pkg/export's builder): an
-// attribute per matched node, in the category of its type, o.TLP's tag
-// and o.ToIDS's flag.
-func MISP(w io.Writer, g *Graph, o RenderOptions) error {
-	return export.MISPEvent(w, mispRun(g, o.Now), export.MISPOptions{TLP: o.TLP, ToIDS: o.ToIDS})
-}
 
 // mispRun is the event of a graph. Only matched nodes are findings: a
 // skipped node is what the user's own rules call noise (a private address,

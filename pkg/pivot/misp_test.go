@@ -11,14 +11,15 @@ import (
 
 	"github.com/tilookup/tilookup/internal/misptest"
 	"github.com/tilookup/tilookup/pkg/export"
+	"github.com/tilookup/tilookup/pkg/output/format"
 )
 
 // mispEvent writes g's event with a fixed source for the event's UUID.
-func mispEvent(t *testing.T, g *Graph, opts export.MISPOptions) []byte {
+func mispEvent(t *testing.T, g *Graph, opts export.Options) []byte {
 	t.Helper()
 	opts.Rand = rand.NewChaCha8([32]byte{7})
 	var b bytes.Buffer
-	if err := export.MISPEvent(&b, mispRun(g, fixedNow), opts); err != nil {
+	if err := writeDoc(&b, format.MISP, g, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -45,7 +46,7 @@ func mispAttributes(t *testing.T, raw []byte) (info string, attrs []mispAttribut
 
 func TestMISPGolden(t *testing.T) {
 	for name, mk := range map[string]func(*testing.T) *Graph{"sample": sample, "hostile": hostile} {
-		got := mispEvent(t, mk(t), export.MISPOptions{TLP: "amber"})
+		got := mispEvent(t, mk(t), export.Options{TLP: "amber"})
 		misptest.Valid(t, name, got)
 		path := filepath.Join("testdata", name+".misp.json")
 		if *update {
@@ -67,12 +68,12 @@ func TestMISPGolden(t *testing.T) {
 // is, and every edge between two of them is named on both sides.
 func TestMISPMatchedOnly(t *testing.T) {
 	g := sample(t)
-	info, attrs := mispAttributes(t, mispEvent(t, g, export.MISPOptions{}))
+	info, attrs := mispAttributes(t, mispEvent(t, g, export.Options{}))
 	if want := "tilookup: Pivot from root.example.com, depth 2, 2026-11-24 12:00:00 UTC"; info != want {
 		t.Errorf("info %q, want %q", info, want)
 	}
 	g.Summary.Incomplete = true // as a walk stopped by Ctrl-C leaves it
-	if info, _ := mispAttributes(t, mispEvent(t, g, export.MISPOptions{})); !strings.HasSuffix(info, " (interrupted: not every value was looked up)") {
+	if info, _ := mispAttributes(t, mispEvent(t, g, export.Options{})); !strings.HasSuffix(info, " (interrupted: not every value was looked up)") {
 		t.Errorf("an interrupted walk's event says so: %q", info)
 	}
 	g.Summary.Incomplete = false
@@ -115,8 +116,8 @@ func TestMISPMatchedOnly(t *testing.T) {
 }
 
 func TestMISPStableUUIDs(t *testing.T) {
-	_, a := mispAttributes(t, mispEvent(t, sample(t), export.MISPOptions{}))
-	_, b := mispAttributes(t, mispEvent(t, sample(t), export.MISPOptions{ToIDS: true}))
+	_, a := mispAttributes(t, mispEvent(t, sample(t), export.Options{}))
+	_, b := mispAttributes(t, mispEvent(t, sample(t), export.Options{ToIDS: true}))
 	if len(a) == 0 || len(a) != len(b) {
 		t.Fatalf("%d and %d attributes", len(a), len(b))
 	}
@@ -138,7 +139,7 @@ func TestMISPStableUUIDs(t *testing.T) {
 // TestMISPCommentsNameResourcesByLabel: a comment names the resource as
 // people read it (its label), with no possessive on an id.
 func TestMISPCommentsNameResourcesByLabel(t *testing.T) {
-	_, attrs := mispAttributes(t, mispEvent(t, sample(t), export.MISPOptions{}))
+	_, attrs := mispAttributes(t, mispEvent(t, sample(t), export.Options{}))
 	named := 0
 	for _, a := range attrs {
 		if strings.Contains(a.Comment, "'s ") || strings.Contains(a.Comment, "rel preview") {

@@ -26,13 +26,9 @@ type RenderOptions struct {
 	// a terminal would act on are written as \u escapes (the same JSON
 	// value), as search does.
 	TTY bool
-	// Now is the time of the walk, for the Markdown heading and STIX.
+	// Now is the time of the walk, for the Markdown heading, STIX and
+	// MISP.
 	Now time.Time
-	// TLP marks a STIX bundle or tags a MISP event (export.ParseTLP's
-	// levels); "" for none.
-	TLP string
-	// ToIDS sets to_ids on a MISP event's attributes (export.MISPOptions).
-	ToIDS bool
 }
 
 // label is a node's value as drawings show it: defanged unless asked

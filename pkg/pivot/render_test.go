@@ -17,7 +17,9 @@ import (
 
 	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output/format"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -76,6 +78,12 @@ func render(t *testing.T, format string, g *Graph, o RenderOptions) string {
 }
 
 var fixedNow = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+
+// writeDoc writes g in a format of pkg/export's printer layer, as the
+// command does.
+func writeDoc(b *bytes.Buffer, f format.Name, g *Graph, o export.Options) error {
+	return export.WriteDocument(b, false, f, Document(g, RenderOptions{Now: fixedNow}), o)
+}
 
 func TestRenderGolden(t *testing.T) {
 	graphs := map[string]func(*testing.T) *Graph{"sample": sample, "hostile": hostile}
@@ -269,7 +277,7 @@ func TestIDsInEveryFormat(t *testing.T) {
 func TestSTIXRelationships(t *testing.T) {
 	g := sample(t)
 	var b bytes.Buffer
-	if err := STIX(&b, g, RenderOptions{Now: fixedNow, TLP: "green"}); err != nil {
+	if err := writeDoc(&b, format.STIX, g, export.Options{TLP: "green"}); err != nil {
 		t.Fatal(err)
 	}
 	var bundle struct {
@@ -296,7 +304,7 @@ func TestSTIXRelationships(t *testing.T) {
 	// so, as search's and triage's do, naming the relationships too.
 	g.Summary.Incomplete = true
 	b.Reset()
-	if err := STIX(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+	if err := writeDoc(&b, format.STIX, g, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var cut struct {
@@ -338,7 +346,7 @@ func TestEveryFormatSaysWhatWasLeftOut(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := MISP(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+	if err := writeDoc(&b, format.MISP, g, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), note) {
@@ -356,7 +364,7 @@ func TestSTIXLeavesOutSkipped(t *testing.T) {
 	g, _ := Walk(context.Background(), newStub(map[string][]string{"198.51.100.7": {"10.1.2.3", "ours.example.com", "bad.example.net"}}),
 		start("198.51.100.7"), Config{Depth: 1, MaxLookups: 50, Skipper: &triage.Skipper{Noise: true, Allow: allow}})
 	var b bytes.Buffer
-	if err := STIX(&b, g, RenderOptions{Now: fixedNow}); err != nil {
+	if err := writeDoc(&b, format.STIX, g, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	skipped := 0

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -60,31 +59,6 @@ type Options struct {
 
 	// Interactive (-i) browses the JSON document (pkg/cmd/browse).
 	Interactive bool
-}
-
-// renderer is the printer of a format of pivot's: the formats the
-// registry (pkg/output/format) lists for pivot, as ResolveFormat gave it.
-func renderer(f format.Name) (func(io.Writer, *pivot.Graph, pivot.RenderOptions) error, error) {
-	switch f {
-	case format.Table:
-		return pivot.Tree, nil
-	case format.JSON:
-		return pivot.JSON, nil
-	case format.DOT:
-		return pivot.DOT, nil
-	case format.Mermaid:
-		return pivot.Mermaid, nil
-	case format.MD:
-		return pivot.Markdown, nil
-	case format.HTML:
-		return pivot.HTML, nil
-	case format.STIX:
-		return pivot.STIX, nil
-	case format.MISP:
-		return pivot.MISP, nil
-	}
-	// The registry lists a format for pivot that has no printer here.
-	return nil, failure.New(failure.Usage, "-o %s is not written by pivot", f)
 }
 
 // NewCmd is `tilookup pivot`. runF replaces the run function in tests.
@@ -188,10 +162,6 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	render, err := renderer(f)
-	if err != nil {
-		return err
-	}
 	// Refused before any lookup, as search and triage do.
 	if err := export.CheckFlags(f, opts.TLP, opts.ToIDS); err != nil {
 		return err
@@ -225,7 +195,7 @@ func run(ctx context.Context, opts *Options) error {
 		Depth: opts.Depth, MaxLookups: opts.MaxLookups, Concurrency: service.Concurrency(), Skipper: skipper,
 	})
 	wait.Stop()
-	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now, TLP: opts.TLP, ToIDS: opts.ToIDS}
+	ro := pivot.RenderOptions{Defang: !opts.NoDefang, TTY: opts.IO.IsStdoutTTY(), Now: now}
 	if opts.IO.IsStdoutTTY() {
 		ro.Width = opts.IO.TerminalWidth()
 	}
@@ -237,7 +207,7 @@ func run(ctx context.Context, opts *Options) error {
 		defer stop()
 	}
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	err = render(out, g, ro)
+	err = export.WriteDocument(out, ro.TTY, f, pivot.Document(g, ro), export.Options{TLP: opts.TLP, ToIDS: opts.ToIDS, Defang: ro.Defang})
 	if err == nil {
 		err = out.Flush()
 	}

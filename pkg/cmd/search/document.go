@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
@@ -49,8 +48,9 @@ func runDocument(ctx context.Context, opts *Options, format output.Format, src l
 	}
 	c.doc.Title = documentTitle(c.doc, multi)
 	c.doc.Interrupted = failure.KindOf(runErr) == failure.Interrupted
-	write := func(w io.Writer) error { return writeDocument(w, format, c.doc, opts) }
-	if err := export.Write(opts.IO.Out, opts.IO.IsStdoutTTY(), format == output.STIX || format == output.MISP, write); err != nil {
+	// Markdown goes into tickets: defanged unless asked otherwise.
+	o := export.Options{TLP: opts.TLP, ToIDS: opts.ToIDS, Defang: opts.Defang || !opts.DefangSet}
+	if err := export.WriteDocument(opts.IO.Out, opts.IO.IsStdoutTTY(), format, export.Records(c.doc), o); err != nil {
 		return failure.WriteError(err)
 	}
 	if !multi {
@@ -69,15 +69,4 @@ func documentTitle(r *report.Report, multi bool) string {
 	default:
 		return fmt.Sprintf("Search of %d values", n)
 	}
-}
-
-func writeDocument(w io.Writer, format output.Format, r *report.Report, opts *Options) error {
-	switch format {
-	case output.STIX:
-		return export.STIX(w, r, export.STIXOptions{TLP: opts.TLP})
-	case output.MISP:
-		return export.MISP(w, r, export.MISPOptions{TLP: opts.TLP, ToIDS: opts.ToIDS})
-	}
-	// Markdown goes into tickets: defanged unless asked otherwise.
-	return export.Markdown(w, r, export.MarkdownOptions{Defang: opts.Defang || !opts.DefangSet})
 }

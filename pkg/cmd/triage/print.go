@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -37,17 +38,19 @@ func newWriter(o output.Options, opts *Options, title string, now time.Time) (wr
 		return newCSVWriter(o, opts), nil
 	case output.Table, "":
 		return &tableWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now}}, nil
-	case output.MD, output.STIX, output.MISP:
-		return &documentWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now.UTC()}}, nil
 	}
 	if err := output.CheckFormat("triage", o.Format); err != nil {
 		return nil, err
 	}
+	if cmdutil.IsDocument(o.Format) {
+		return &documentWriter{o: o, opts: opts, rep: report.Report{Title: title, Time: now.UTC()}}, nil
+	}
 	return nil, failure.New(failure.Usage, "triage cannot write -o %s yet", o.Format)
 }
 
-// documentWriter keeps the run and writes it at the end as Markdown, a
-// STIX bundle or a MISP event (pkg/export): none can be streamed.
+// documentWriter keeps the run and writes it at the end in a document
+// format (pkg/export's printers: Markdown, a STIX bundle, a MISP event):
+// none can be streamed.
 type documentWriter struct {
 	o    output.Options
 	opts *Options
@@ -65,18 +68,9 @@ func (w *documentWriter) Flush() error { return nil }
 func (w *documentWriter) Close(sum report.Summary, skipped *skipList) error {
 	// A document read later must say that it stops short.
 	w.rep.Skipped, w.rep.SkippedOmitted, w.rep.Interrupted = skipped.Slice(), skipped.Omitted(), sum.Interrupted
-	asJSON := w.o.Format == output.STIX || w.o.Format == output.MISP
-	err := export.Write(w.o.Out, w.o.TTY, asJSON, func(out io.Writer) error {
-		switch w.o.Format {
-		case output.STIX:
-			return export.STIX(out, &w.rep, export.STIXOptions{TLP: w.opts.TLP})
-		case output.MISP:
-			// Skipped values are never attributes: MISP writes matches only.
-			return export.MISP(out, &w.rep, export.MISPOptions{TLP: w.opts.TLP, ToIDS: w.opts.ToIDS})
-		}
-		// Markdown goes into tickets: defanged unless asked otherwise.
-		return export.Markdown(out, &w.rep, export.MarkdownOptions{Defang: w.opts.Defang || !w.opts.DefangSet})
-	})
+	// Markdown goes into tickets: defanged unless asked otherwise.
+	o := export.Options{TLP: w.opts.TLP, ToIDS: w.opts.ToIDS, Defang: w.opts.Defang || !w.opts.DefangSet}
+	err := export.WriteDocument(w.o.Out, w.o.TTY, w.o.Format, export.Records(&w.rep), o)
 	if err != nil {
 		return failure.WriteError(err)
 	}

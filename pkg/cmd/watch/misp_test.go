@@ -43,11 +43,11 @@ func mispChanges() []Change {
 	}
 }
 
-func writeMISPEvent(t *testing.T, name string, changes []Change, opts export.MISPOptions, interrupted bool) []byte {
+func writeMISPEvent(t *testing.T, name string, changes []Change, opts export.Options, interrupted bool) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	out := bufio.NewWriter(&b)
-	w, err := newWriter(output.MISP, out, name, false, false, true, 0, opts)
+	w, err := newWriter(output.MISP, out, name, false, false, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func decodeEvent(t *testing.T, raw []byte) (info string, tags []string, attrs ma
 }
 
 func TestMISPEventGolden(t *testing.T) {
-	got := writeMISPEvent(t, "case-42", mispChanges(), export.MISPOptions{TLP: "amber", Rand: rand.NewChaCha8([32]byte{4})}, false)
+	got := writeMISPEvent(t, "case-42", mispChanges(), export.Options{TLP: "amber", Rand: rand.NewChaCha8([32]byte{4})}, false)
 	misptest.Valid(t, "watch", got)
 	path := filepath.Join("testdata", "watch.misp.json")
 	if *update {
@@ -106,13 +106,13 @@ func TestMISPEventGolden(t *testing.T) {
 		t.Errorf("the event differs from %s (go test ./pkg/cmd/watch -update):\n%s", path, got)
 	}
 	// An empty run is a valid event too: a cron job imports it as is.
-	misptest.Valid(t, "nothing changed", writeMISPEvent(t, "case-42", nil, export.MISPOptions{}, true))
+	misptest.Valid(t, "nothing changed", writeMISPEvent(t, "case-42", nil, export.Options{}, true))
 }
 
 // TestMISPEventChangedOnly: new and changed values are attributes with
 // their counts before and after; gone and failed ones are not.
 func TestMISPEventChangedOnly(t *testing.T) {
-	info, tags, attrs := decodeEvent(t, writeMISPEvent(t, "case-42", mispChanges(), export.MISPOptions{TLP: "red"}, true))
+	info, tags, attrs := decodeEvent(t, writeMISPEvent(t, "case-42", mispChanges(), export.Options{TLP: "red"}, true))
 	if want := "tilookup: Watch case-42, 3 new or changed values, 2026-11-24 07:00:00 UTC (interrupted: not every value was looked up)"; info != want {
 		t.Errorf("info %q, want %q", info, want)
 	}
@@ -148,12 +148,12 @@ func TestMISPEventChangedOnly(t *testing.T) {
 }
 
 func TestMISPEventUUIDsStable(t *testing.T) {
-	_, _, a := decodeEvent(t, writeMISPEvent(t, "one", mispChanges(), export.MISPOptions{}, false))
+	_, _, a := decodeEvent(t, writeMISPEvent(t, "one", mispChanges(), export.Options{}, false))
 	// Another run, another list name, the value now changed: the same
 	// attribute, so that importing it updates the one already in MISP.
 	later := mispChanges()[:1]
 	later[0].Change = "changed"
-	_, _, b := decodeEvent(t, writeMISPEvent(t, "two", later, export.MISPOptions{ToIDS: true}, false))
+	_, _, b := decodeEvent(t, writeMISPEvent(t, "two", later, export.Options{ToIDS: true}, false))
 	before, after := a["44d88612fea8a8f36de82e1278abb02f"], b["44d88612fea8a8f36de82e1278abb02f"]
 	if before.UUID == "" || before.UUID != after.UUID {
 		t.Errorf("uuid %q then %q", before.UUID, after.UUID)

@@ -3,15 +3,20 @@ package watch
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/output/format"
+	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
@@ -24,14 +29,15 @@ type writer interface {
 	Close(at time.Time, interrupted bool) error
 }
 
-// misp is how to write -o misp's event (--tlp, --to-ids).
-func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, defang bool, width int, misp export.MISPOptions) (writer, error) {
+// doc are the flags of the output: defang for every format, --tlp and
+// --to-ids for a document's.
+func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw bool, width int, doc export.Options) (writer, error) {
 	if err := output.CheckFormat("watch", f); err != nil {
 		return nil, err
 	}
 	o := output.Options{Format: f, Out: out, TTY: tty, CSVRaw: csvRaw}
 	def := func(s, typ string) string { return s }
-	if defang {
+	if doc.Defang {
 		def = func(s, typ string) string { return ioc.Defang(s, ioc.Type(typ)) }
 	}
 	switch f {
@@ -39,12 +45,11 @@ func newWriter(f output.Format, out *bufio.Writer, name string, tty, csvRaw, def
 		return &listWriter{out: out, l: cmdutil.NewListWriter(o, nil)}, nil
 	case output.CSV:
 		return &csvWriter{c: output.NewCSVWriter(o, csvColumns), defang: def}, nil
-	case output.MD:
-		return &mdWriter{out: out, name: name, defang: def}, nil
 	case output.Table:
 		return &tableWriter{out: out, defang: def, width: width}, nil
-	case output.MISP:
-		return &mispWriter{out: out, name: name, opts: misp}, nil
+	}
+	if cmdutil.IsDocument(f) {
+		return &documentWriter{out: out, format: f, tty: tty, opts: doc, doc: changes{name: name, defang: def}}, nil
 	}
 	return nil, fmt.Errorf("watch has no printer for -o %s", f)
 }
@@ -157,32 +162,83 @@ func (w *tableWriter) Close(_ time.Time, interrupted bool) error {
 	return failure.WriteError(w.out.Flush())
 }
 
-// mdWriter is one document for a mail or a ticket, written at the end:
-// a heading, then one table of the changes (a row per resource), then the
-// failed values. Every string of data is escaped (pkg/export's rules).
-type mdWriter struct {
+// documentWriter keeps the changes and writes them at the end as one
+// document (pkg/export's printer layer): watch's own Markdown, or a
+// printer of the layer's over the changes as a report or a MISP event.
+type documentWriter struct {
 	out    *bufio.Writer
-	name   string
-	defang func(s, typ string) string
-	rows   []Change
+	format output.Format
+	tty    bool
+	opts   export.Options
+	doc    changes
 }
 
-func (w *mdWriter) Add(c Change) error { w.rows = append(w.rows, c); return nil }
-func (w *mdWriter) Flush() error       { return nil }
+func (w *documentWriter) Add(c Change) error { w.doc.rows = append(w.doc.rows, c); return nil }
+func (w *documentWriter) Flush() error       { return nil }
 
-func (w *mdWriter) Close(at time.Time, interrupted bool) error {
+func (w *documentWriter) Close(at time.Time, interrupted bool) error {
+	w.doc.at, w.doc.interrupted = at, interrupted
+	if err := export.WriteDocument(w.out, w.tty, w.format, &w.doc, w.opts); err != nil {
+		return failure.WriteError(err)
+	}
+	return failure.WriteError(w.out.Flush())
+}
+
+// changes are a run's changes as a document.
+type changes struct {
+	name        string
+	defang      func(s, typ string) string
+	rows        []Change
+	at          time.Time
+	interrupted bool
+}
+
+// Report is the run as indicators, for the layer's printers: a value with
+// the resources it matches now (a gone one with none), a failed one with
+// its error.
+func (d *changes) Report() *report.Report {
+	r := &report.Report{Title: "Watch " + d.name, Time: d.at, Interrupted: d.interrupted}
+	for _, c := range d.rows {
+		in := report.Indicator{Value: c.Value, Type: c.Type}
+		if c.Error != nil {
+			in.Err = errors.New(c.Error.Message)
+		} else {
+			in.Resp = &api.SearchResponse{Query: c.Value}
+			for _, dl := range c.Resources {
+				if dl.After != nil {
+					in.Resp.Results = append(in.Resp.Results, api.Result{Resource: dl.Resource, Label: dl.Label, Count: *dl.After})
+				}
+			}
+		}
+		r.Indicators = append(r.Indicators, in)
+	}
+	return r
+}
+
+// Printer is watch's own Markdown: the changes, not the values.
+func (d *changes) Printer(f format.Name) (export.Printer, bool) {
+	if f != format.MD {
+		return export.Printer{}, false
+	}
+	return export.Printer{Name: f, Terminal: export.Itself, Write: func(w io.Writer, _ export.Document, _ export.Options) error { return d.markdown(w) }}, true
+}
+
+// markdown is one document for a mail or a ticket: a heading, then one
+// table of the changes (a row per resource), then the failed values.
+// Every string of data is escaped (pkg/export's rules).
+func (d *changes) markdown(w io.Writer) error {
 	var changes, failed []Change
-	for _, c := range w.rows {
+	for _, c := range d.rows {
 		if c.Error != nil {
 			failed = append(failed, c)
 		} else {
 			changes = append(changes, c)
 		}
 	}
-	b := w.out
-	fmt.Fprintf(b, "# Watch %s: %d changed, %d failed\n\n", export.MarkdownCell(w.name), len(changes), len(failed))
-	fmt.Fprintf(b, "Checked at %s.", at.UTC().Format(time.RFC3339))
-	if interrupted {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# Watch %s: %d changed, %d failed\n\n", export.MarkdownCell(d.name), len(changes), len(failed))
+	fmt.Fprintf(b, "Checked at %s.", d.at.UTC().Format(time.RFC3339))
+	if d.interrupted {
 		b.WriteString(" **Interrupted**: the values not reached were not compared.")
 	}
 	b.WriteString("\n\n")
@@ -191,56 +247,41 @@ func (w *mdWriter) Close(at time.Time, interrupted bool) error {
 	} else {
 		b.WriteString("| Change | Indicator | Type | Resource | Before | After |\n|---|---|---|---|---|---|\n")
 		for _, c := range changes {
-			for _, d := range c.Resources {
-				label := d.Name()
-				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.Change, export.MarkdownCodeCell(w.defang(c.Value, c.Type)),
-					export.MarkdownCell(c.Type), export.MarkdownCell(label), export.MarkdownCell(countText(d.Before)), export.MarkdownCell(countText(d.After)))
+			for _, dl := range c.Resources {
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.Change, export.MarkdownCodeCell(d.defang(c.Value, c.Type)),
+					export.MarkdownCell(c.Type), export.MarkdownCell(dl.Name()), export.MarkdownCell(countText(dl.Before)), export.MarkdownCell(countText(dl.After)))
 			}
 		}
 	}
 	if len(failed) > 0 {
 		b.WriteString("\n## Failed (last good answers kept)\n\n")
 		for _, c := range failed {
-			fmt.Fprintf(b, "- %s: %s\n", export.MarkdownCodeCell(w.defang(c.Value, c.Type)), export.MarkdownCell(c.Error.Message))
+			fmt.Fprintf(b, "- %s: %s\n", export.MarkdownCodeCell(d.defang(c.Value, c.Type)), export.MarkdownCell(c.Error.Message))
 		}
 	}
-	return failure.WriteError(b.Flush())
+	return b.Flush()
 }
 
-// mispWriter is one MISP event of the run, written at the end: an
-// attribute per new or changed value, its comment saying what changed
-// with each resource's count before and after, and a link attribute per
-// detail page of this run's answer to it. A gone value is no
-// attribute (an event holds what was found, and nothing is found about
-// it now), nor is a failed one (an error is no fact about a value); the
-// values are live, as an event is data for MISP. Values whose type MISP
-// has no attribute type for are left out by the builder.
-type mispWriter struct {
-	out      *bufio.Writer
-	name     string
-	opts     export.MISPOptions
-	findings []export.Finding
-}
-
-func (w *mispWriter) Add(c Change) error {
-	if c.Error != nil || c.Change == string(watch.KindGone) {
-		return nil
+// MISPRun is one MISP event of the run: an attribute per new or changed
+// value, its comment saying what changed with each resource's count
+// before and after, and a link attribute per detail page of this run's
+// answer to it. A gone value is no attribute (an event holds what was
+// found, and nothing is found about it now), nor is a failed one (an
+// error is no fact about a value); the values are live, as an event is
+// data for MISP. Values whose type MISP has no attribute type for are
+// left out by the builder.
+func (d *changes) MISPRun() export.MISPRun {
+	var findings []export.Finding
+	for _, c := range d.rows {
+		if c.Error != nil || c.Change == string(watch.KindGone) {
+			continue
+		}
+		findings = append(findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(d.name, c), Pages: c.Pages})
 	}
-	w.findings = append(w.findings, export.Finding{Value: c.Value, Type: ioc.Type(c.Type), Change: mispChange(w.name, c), Pages: c.Pages})
-	return nil
-}
-
-func (w *mispWriter) Flush() error { return nil }
-
-func (w *mispWriter) Close(at time.Time, interrupted bool) error {
-	run := export.MISPRun{
-		What: fmt.Sprintf("Watch %s, %d new or changed values", w.name, len(w.findings)),
-		Time: at, Interrupted: interrupted, Findings: w.findings,
+	return export.MISPRun{
+		What: fmt.Sprintf("Watch %s, %d new or changed values", d.name, len(findings)),
+		Time: d.at, Interrupted: d.interrupted, Findings: findings,
 	}
-	if err := export.MISPEvent(w.out, run, w.opts); err != nil {
-		return failure.WriteError(err)
-	}
-	return failure.WriteError(w.out.Flush())
 }
 
 // mispChange is a change as an attribute's comment: "Changed (since the

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/output/format"
+	"github.com/tilookup/tilookup/pkg/report"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
@@ -43,7 +45,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 	for _, tt := range tests {
 		var b bytes.Buffer
 		out := bufio.NewWriter(&b)
-		w, err := newWriter(tt.format, out, "n", tt.tty, false, tt.defang, 0, export.MISPOptions{})
+		w, err := newWriter(tt.format, out, "n", tt.tty, false, 0, export.Options{Defang: tt.defang})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +71,7 @@ func TestPrintersNeutraliseHostileLabels(t *testing.T) {
 }
 
 func TestNoPrinterForAFormatWatchDoesNotWrite(t *testing.T) {
-	if _, err := newWriter(output.STIX, bufio.NewWriter(&bytes.Buffer{}), "n", false, false, false, 0, export.MISPOptions{}); err == nil {
+	if _, err := newWriter(output.STIX, bufio.NewWriter(&bytes.Buffer{}), "n", false, false, 0, export.Options{}); err == nil {
 		t.Fatal("a writer for -o stix")
 	}
 }
@@ -79,7 +81,7 @@ func TestNoPrinterForAFormatWatchDoesNotWrite(t *testing.T) {
 func TestTableFitsTheTerminal(t *testing.T) {
 	var b bytes.Buffer
 	out := bufio.NewWriter(&b)
-	w, _ := newWriter(output.Table, out, "n", true, false, false, 80, export.MISPOptions{})
+	w, _ := newWriter(output.Table, out, "n", true, false, 80, export.Options{})
 	before, after := json.Number("5"), json.Number("14")
 	changes := []Change{
 		{Value: "login-update.example.net", Type: "domain", Change: "new", Resources: []watch.Delta{
@@ -115,5 +117,49 @@ func TestTableFitsTheTerminal(t *testing.T) {
 	}
 	if len(lines) != n+1 {
 		t.Errorf("%d lines for a header and %d resources:\n%s", len(lines), n, b.String())
+	}
+}
+
+// TestEveryWatchFormatIsWritten: each format the registry lists for
+// watch has a writer, the documents' through pkg/export's printer layer.
+func TestEveryWatchFormatIsWritten(t *testing.T) {
+	for _, f := range format.For("watch") {
+		var b bytes.Buffer
+		out := bufio.NewWriter(&b)
+		w, err := newWriter(f, out, "n", false, false, 0, export.Options{})
+		if err == nil {
+			err = w.Add(hostile())
+		}
+		if err == nil {
+			err = w.Close(time.Unix(0, 0), false)
+		}
+		if err != nil || b.Len() == 0 {
+			t.Errorf("-o %s: %d bytes, %v", f, b.Len(), err)
+		}
+	}
+}
+
+// TestChangesAsAReport: the layer's printers read a run's changes as a
+// report: a value with the resources it matches now, a failed one with
+// its error, a gone one matching nothing.
+func TestChangesAsAReport(t *testing.T) {
+	two := json.Number("2")
+	d := &changes{name: "n", at: time.Unix(0, 0), interrupted: true, rows: []Change{
+		hostile(),
+		{Value: "gone.example", Type: "domain", Change: string(watch.KindGone), Resources: []watch.Delta{{Resource: "r", Before: &two}}},
+		{Value: "203.0.113.9", Type: "ipv4", Change: watch.ErrorChange, Error: &watch.ErrorInfo{Kind: "server", Message: "503"}},
+	}}
+	r := d.Report()
+	if r.Title != "Watch n" || !r.Interrupted || len(r.Indicators) != len(d.rows) {
+		t.Fatalf("report %+v", r)
+	}
+	want := []report.Status{report.Matched, report.NoMatch, report.Failed}
+	for i, in := range r.Indicators {
+		if in.Value != d.rows[i].Value || in.Status() != want[i] {
+			t.Errorf("%s: %s, want %s", in.Value, in.Status(), want[i])
+		}
+	}
+	if got := r.Indicators[0].Resp.Results[0].Count; got != "1" {
+		t.Errorf("count now %q, want the one after the change", got)
 	}
 }

@@ -275,12 +275,13 @@ func runOnce(ctx context.Context, opts *Options) error {
 
 	stdout := &failedWrites{w: opts.IO.Out}
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	defang := opts.Defang || fm == output.MD && !opts.DefangSet
+	// A document for people (Markdown) is defanged unless asked otherwise.
+	defang := opts.Defang || cmdutil.IsDocument(fm) && !opts.DefangSet
 	width := 0
 	if opts.IO.IsStdoutTTY() {
 		width = opts.IO.TerminalWidth()
 	}
-	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, defang, width, export.MISPOptions{TLP: opts.TLP, ToIDS: opts.ToIDS})
+	w, err := newWriter(fm, out, opts.Name, opts.IO.IsStdoutTTY(), opts.CSVRaw, width, export.Options{TLP: opts.TLP, ToIDS: opts.ToIDS, Defang: defang})
 	if err != nil {
 		return err
 	}

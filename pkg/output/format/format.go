@@ -3,17 +3,28 @@
 // the validation of the output config key read. It imports nothing of
 // tilookup's, so that pkg/config can read it without compiling the printers.
 //
-// Adding a format is one file plus one row: write the printer in the
-// package of the records it prints (pkg/output for search results, the
-// command's package for its own records, pkg/export for documents), add
-// its row to rows below naming the commands that print it, and make each
-// of those commands' printer constructors (output.NewSearchPrinter,
-// triage's newWriter, cmdutil.ListWriter, output.PrintEvents) build it: a
-// constructor given a format its command does not list returns an error,
-// so a row never makes a command print nothing.
+// Adding a document format (one file for the whole run) is one printer
+// and one row: write the printer in pkg/export (a function of an
+// export.Document, whose Report every command that writes documents
+// gives: search, triage, watch, pivot), add it to pkg/export's printers
+// table (saying how a terminal gets it and which flags it reads), and add
+// its row to rows below naming the commands that write it. Every one of
+// them then writes it through export.WriteDocument, with no change to the
+// command; a command whose documents have another shape draws the format
+// itself (pivot's graph drawings, watch's Markdown of changes: their
+// Document's Printer).
+//
+// Adding a streaming format is one file plus one row: write the printer
+// in the package of the records it prints (pkg/output for search
+// results, the command's package for its own records), add its row, and
+// make each of those commands' printer constructors
+// (output.NewSearchPrinter, triage's newWriter, cmdutil.ListWriter,
+// output.PrintEvents) build it: a constructor given a format its command
+// does not list returns an error, so a row never makes a command print
+// nothing.
 //
 // Letting one more command print a format is one place too: that row's
-// Commands, plus the command's constructor.
+// Commands (plus, for a stream, the command's constructor).
 package format
 
 import (
@@ -155,7 +166,7 @@ func Check(command string, n Name) error {
 	if r.Supports(command) {
 		return nil
 	}
-	return fmt.Errorf("-o %s is written by %s only: use %s here", r.Name, join(r.Commands, "and"), join(names(For(command)), "or"))
+	return fmt.Errorf("-o %s is written by %s only: use %s here", r.Name, Join(r.Commands, "and"), Join(names(For(command)), "or"))
 }
 
 // Resolve decides the format command writes for the output setting name.
@@ -171,7 +182,7 @@ func Resolve(command, name string, explicit bool) (Name, error) {
 	r, ok := Lookup(name)
 	switch {
 	case !ok:
-		return "", fmt.Errorf("%w %q: %s writes %s", ErrUnknown, name, command, join(names(For(command)), "or"))
+		return "", fmt.Errorf("%w %q: %s writes %s", ErrUnknown, name, command, Join(names(For(command)), "or"))
 	case r.Supports(command):
 		return r.Name, nil
 	case explicit:
@@ -196,8 +207,8 @@ func names(ns []Name) []string {
 	return s
 }
 
-// join lists words as prose: "a", "a and b", "a, b or c".
-func join(words []string, conj string) string {
+// Join lists words as prose: "a", "a and b", "a, b or c".
+func Join(words []string, conj string) string {
 	switch len(words) {
 	case 0:
 		return "nothing"

@@ -128,7 +128,7 @@ func TestResolve(t *testing.T) {
 						t.Errorf("Resolve(%s, %s, %v) = %q, %v; want %q", c, r.Name, explicit, got, err, r.Name)
 					}
 				case explicit:
-					if err == nil || !strings.Contains(err.Error(), join(own, "or")) {
+					if err == nil || !strings.Contains(err.Error(), Join(own, "or")) {
 						t.Errorf("Resolve(%s, -o %s) = %q, %v; want an error naming %v", c, r.Name, got, err, own)
 					}
 				default:
@@ -139,7 +139,7 @@ func TestResolve(t *testing.T) {
 			}
 		}
 		for _, explicit := range []bool{true, false} {
-			if got, err := Resolve(c, "jsn", explicit); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), c+" writes "+join(own, "or")) {
+			if got, err := Resolve(c, "jsn", explicit); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), c+" writes "+Join(own, "or")) {
 				t.Errorf("Resolve(%s, jsn) = %q, %v; want an unknown-format error naming %s's formats", c, got, err, c)
 			}
 		}
