@@ -241,17 +241,25 @@ func validateFlag(name, value string) error {
 }
 
 // outputFormats are the formats the command c writes (every format before
-// a command is named), for the completion of -o.
+// a command is named), for the completion of -o: the registry's row for a
+// subcommand ("watch list"), else its top-level command's.
 func outputFormats(c *cobra.Command) []string {
+	if ns := format.For(strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")); len(ns) > 0 {
+		return names(ns)
+	}
 	for c.HasParent() && c.Parent().HasParent() {
 		c = c.Parent()
 	}
 	if !c.HasParent() {
 		return format.Names()
 	}
-	var names []string
-	for _, n := range format.For(c.Name()) {
-		names = append(names, string(n))
+	return names(format.For(c.Name()))
+}
+
+func names(ns []format.Name) []string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
 	}
-	return names
+	return s
 }

@@ -35,12 +35,9 @@ listed with the reason. -o json, ndjson and csv too.`,
 			if err != nil {
 				return err
 			}
-			fm, err := cmdutil.Format(f, "watch")
+			fm, err := cmdutil.Format(f, "watch list")
 			if err != nil {
 				return err
-			}
-			if fm == output.MD {
-				return cmdutil.UsageError("watch list writes table, json, ndjson or csv, not -o md")
 			}
 			if fm == output.Table && len(lists) == 0 {
 				return write(f, fmt.Sprintf("No watch list in %s\n", sanitize.String(st.Dir)))

@@ -81,7 +81,9 @@ func (s Spec) Streams() bool { return s.Kind == Stream }
 func (s Spec) Supports(command string) bool { return slices.Contains(s.Commands, command) }
 
 // records lists the commands that print records in every streaming format.
-var records = []string{"search", "triage", "enrich", "detect", "extract", "events", "watch"}
+// A subcommand that writes other formats than its parent has a row of its
+// own ("watch list": its lists, never a document of changes).
+var records = []string{"search", "triage", "enrich", "detect", "extract", "events", "watch", "watch list"}
 
 // reports lists the commands that print one fixed report, as text or JSON.
 var reports = []string{"version", "cache", "config", "push"}
@@ -166,7 +168,20 @@ func Check(command string, n Name) error {
 	if r.Supports(command) {
 		return nil
 	}
-	return fmt.Errorf("-o %s is written by %s only: use %s here", r.Name, Join(r.Commands, "and"), Join(names(For(command)), "or"))
+	return fmt.Errorf("-o %s is written by %s only: use %s here", r.Name, Join(topLevel(r.Commands), "and"), Join(names(For(command)), "or"))
+}
+
+// topLevel leaves out the subcommands ("watch list") whose command is
+// listed too: the message names commands, not rows.
+func topLevel(commands []string) []string {
+	var out []string
+	for _, c := range commands {
+		if parent, _, sub := strings.Cut(c, " "); sub && slices.Contains(commands, parent) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Resolve decides the format command writes for the output setting name.

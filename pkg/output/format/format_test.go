@@ -156,3 +156,18 @@ func TestSettableIsWhatSearchWrites(t *testing.T) {
 		}
 	}
 }
+
+// A subcommand with a row of its own writes what its row says, and the
+// refusals name commands, not rows.
+func TestSubcommandRow(t *testing.T) {
+	if got := names(For("watch list")); !slices.Equal(got, []string{"table", "json", "ndjson", "csv"}) {
+		t.Errorf(`For("watch list") = %v`, got)
+	}
+	err := Check("watch list", MD)
+	if err == nil || !strings.Contains(err.Error(), "use table, json, ndjson or csv here") {
+		t.Errorf(`Check("watch list", md) = %v`, err)
+	}
+	if err := Check("pivot", CSV); err == nil || strings.Contains(err.Error(), "watch list") {
+		t.Errorf(`Check("pivot", csv) = %v: names a subcommand beside its command`, err)
+	}
+}
