@@ -3,7 +3,8 @@
 // from the configuration and the token, the one lookup chain (Lookups) and
 // the spinner shown while an answer is awaited. Only the commands that
 // call the service import it, so that an offline command (detect, extract,
-// config, version) links neither net/http's client nor the keyring.
+// config, version) and its tests link neither the keyring (go-keyring,
+// D-Bus) nor the lookup chain.
 package online
 
 import (
