@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -39,11 +40,11 @@ func Run(args []string, ios *iostreams.IOStreams) int {
 
 	out := trackStdout(ios)
 	v := Version()
-	f := &cmdutil.Factory{IO: ios, Version: v, UserAgent: "tilookup/" + v}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios, Version: v, UserAgent: "tilookup/" + v}}
 	service.Attach(f)
-	root := newRoot(f)
+	root := newRoot(f.Factory)
 	addCommands(root, f, onlyCommand(root, args))
-	routeStdLog(f)
+	routeStdLog(f.Factory)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(flagErrors(root, args))
 	root.SetIn(ios.In)

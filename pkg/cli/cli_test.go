@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -112,7 +113,7 @@ func TestNetworkFlagsReachTheConfig(t *testing.T) {
 	t.Setenv("TILOOKUP_TIMEOUT", "9s")
 	t.Setenv("TILOOKUP_RETRIES", "")
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IO: ios}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}}
 	root := NewRootCmd(f)
 	var timeout, retries string
 	var debug bool
@@ -276,7 +277,7 @@ func TestOnlyCommand(t *testing.T) {
 // names, and building them all leaves nothing out.
 func TestCommandsTableIsTheTree(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IO: ios}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}}
 	var names []string
 	for _, c := range commands {
 		if got := c.build(f).Name(); got != c.name {
@@ -310,7 +311,7 @@ func TestOnlyTheNeededCommandChangesNothing(t *testing.T) {
 	}
 	run := func(args []string, only string) string {
 		ios, _, out, errOut := iostreams.Test()
-		f := &cmdutil.Factory{IO: ios, Version: "test"}
+		f := &online.Factory{Factory: &cmdutil.Factory{IO: ios, Version: "test"}}
 		root := newRootCmd(f, only)
 		root.SetArgs(args)
 		root.SetIn(ios.In)

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/service"
 )
@@ -15,7 +16,7 @@ import (
 // only changes when the commands do.
 func NewRootCmdForDocs() *cobra.Command {
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios, Version: Version(), UserAgent: "tilookup/" + Version()}}
 	service.Attach(f)
 	root := NewRootCmd(f)
 	var quiet func(*cobra.Command)

@@ -23,6 +23,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmd/version"
 	"github.com/tilookup/tilookup/pkg/cmd/watch"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/output/format"
@@ -30,12 +31,12 @@ import (
 
 // NewRootCmd builds the command tree. It only declares flags and commands:
 // nothing here reads files, the keyring or the network.
-func NewRootCmd(f *cmdutil.Factory) *cobra.Command { return newRootCmd(f, "") }
+func NewRootCmd(f *online.Factory) *cobra.Command { return newRootCmd(f, "") }
 
 // newRootCmd builds the root with only the command named only, or with
 // all of them when only is "".
-func newRootCmd(f *cmdutil.Factory, only string) *cobra.Command {
-	root := newRoot(f)
+func newRootCmd(f *online.Factory, only string) *cobra.Command {
+	root := newRoot(f.Factory)
 	addCommands(root, f, only)
 	return root
 }
@@ -117,7 +118,7 @@ events endpoint. Try it with no account:
 
 // addCommands adds to root the command named only, or all of them when
 // only is "", with the help command, usage and guards that see them.
-func addCommands(root *cobra.Command, f *cmdutil.Factory, only string) {
+func addCommands(root *cobra.Command, f *online.Factory, only string) {
 	for _, c := range commands {
 		if only == "" || c.name == only {
 			root.AddCommand(c.build(f))
@@ -131,10 +132,11 @@ func addCommands(root *cobra.Command, f *cmdutil.Factory, only string) {
 	guardParents(root)
 }
 
-// command is one of the root's commands.
+// command is one of the root's commands. An offline one is given only
+// f.Factory, so that its package need not import pkg/cmdutil/online.
 type command struct {
 	name  string
-	build func(*cmdutil.Factory) *cobra.Command
+	build func(*online.Factory) *cobra.Command
 }
 
 // commands are the root's commands, in the order help lists them.
@@ -142,27 +144,27 @@ type command struct {
 // over the libraries' own (and each TAB of shell completion pays it), so a
 // command line builds only the command it runs: see onlyCommand.
 var commands = []command{
-	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
-	{"triage", func(f *cmdutil.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
-	{"pivot", func(f *cmdutil.Factory) *cobra.Command { return pivot.NewCmd(f, nil) }},
-	{"enrich", func(f *cmdutil.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
-	{"watch", func(f *cmdutil.Factory) *cobra.Command { return watch.NewCmd(f, nil) }},
-	{"browse", func(f *cmdutil.Factory) *cobra.Command { return browsecmd.NewCmd(f, nil) }},
+	{"search", func(f *online.Factory) *cobra.Command { return search.NewCmd(f, nil) }},
+	{"triage", func(f *online.Factory) *cobra.Command { return triage.NewCmd(f, nil) }},
+	{"pivot", func(f *online.Factory) *cobra.Command { return pivot.NewCmd(f, nil) }},
+	{"enrich", func(f *online.Factory) *cobra.Command { return enrich.NewCmd(f, nil) }},
+	{"watch", func(f *online.Factory) *cobra.Command { return watch.NewCmd(f, nil) }},
+	{"browse", func(f *online.Factory) *cobra.Command { return browsecmd.NewCmd(f, nil) }},
 	{"auth", auth.NewCmd},
-	{"detect", func(f *cmdutil.Factory) *cobra.Command { return detect.NewCmd(f, nil) }},
-	{"extract", func(f *cmdutil.Factory) *cobra.Command { return extract.NewCmd(f, nil) }},
+	{"detect", func(f *online.Factory) *cobra.Command { return detect.NewCmd(f.Factory, nil) }},
+	{"extract", func(f *online.Factory) *cobra.Command { return extract.NewCmd(f.Factory, nil) }},
 	{"events", events.NewCmd},
 	{"push", push.NewCmd},
-	{"config", func(f *cmdutil.Factory) *cobra.Command { return configcmd.NewCmd(f, nil) }},
-	{"sandbox", func(f *cmdutil.Factory) *cobra.Command { return sandboxcmd.NewCmd(f, nil) }},
-	{"cache", func(f *cmdutil.Factory) *cobra.Command { return cachecmd.NewCmd(f, nil) }},
-	{"mcp", func(f *cmdutil.Factory) *cobra.Command { return mcp.NewCmd(f, nil) }},
-	{"version", func(f *cmdutil.Factory) *cobra.Command { return version.NewCmd(f, nil) }},
-	{"completion", func(f *cmdutil.Factory) *cobra.Command { return completion.NewCmd(f, nil) }},
-	{"environment", func(*cmdutil.Factory) *cobra.Command {
+	{"config", func(f *online.Factory) *cobra.Command { return configcmd.NewCmd(f.Factory, nil) }},
+	{"sandbox", func(f *online.Factory) *cobra.Command { return sandboxcmd.NewCmd(f.Factory, nil) }},
+	{"cache", func(f *online.Factory) *cobra.Command { return cachecmd.NewCmd(f.Factory, nil) }},
+	{"mcp", func(f *online.Factory) *cobra.Command { return mcp.NewCmd(f, nil) }},
+	{"version", func(f *online.Factory) *cobra.Command { return version.NewCmd(f.Factory, nil) }},
+	{"completion", func(f *online.Factory) *cobra.Command { return completion.NewCmd(f.Factory, nil) }},
+	{"environment", func(*online.Factory) *cobra.Command {
 		return newTopic("environment", "Environment variables that tilookup reads", EnvironmentHelp)
 	}},
-	{"exit-codes", func(*cmdutil.Factory) *cobra.Command {
+	{"exit-codes", func(*online.Factory) *cobra.Command {
 		return newTopic("exit-codes", "What each exit status means", ExitCodesHelp)
 	}},
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/failure"
-	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // UsageError is a mistake on the command line, with a one-line message.
@@ -36,10 +35,11 @@ func CannotRead(name string, err error) error {
 	return failure.Wrap(failure.IO, err, fmt.Sprintf("cannot read %s: %v", name, err))
 }
 
-// ReadError explains a failed read of the inputs of extract or triage
-// once, naming the file: "cannot read /tmp: is a directory", not the
-// *PathError's "read /tmp: is a directory" again. An error that already
-// has its kind is kept.
+// ReadError explains a failed read of the inputs of extract, triage or
+// browse once, naming the file: "cannot read /tmp: is a directory", not
+// the *PathError's "read /tmp: is a directory" again. An error that
+// already has its kind is kept: pkg/triage's reader explains its own (a
+// binary file, an HTML token too long).
 func ReadError(err error) error {
 	var k failure.Kinded
 	if errors.As(err, &k) {
@@ -48,13 +48,6 @@ func ReadError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return CannotRead(pe.Path, pe.Err)
-	}
-	var ie *triage.InputError
-	if errors.As(err, &ie) {
-		return CannotRead(ie.Name, ie.Err)
-	}
-	if errors.Is(err, triage.ErrHTMLToken) {
-		return failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
 	}
 	return CannotRead("the input", err)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/failure"
-	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // ReadError names the file once, whatever wrapped the read's failure, and
@@ -22,8 +21,6 @@ func TestReadError(t *testing.T) {
 	}{
 		{&os.PathError{Op: "read", Path: "/tmp", Err: errors.New("is a directory")}, "cannot read /tmp: is a directory", failure.IO},
 		{fmt.Errorf("extract: %w", &fs.PathError{Op: "open", Path: "r.txt", Err: fs.ErrNotExist}), "cannot read r.txt: file does not exist", failure.IO},
-		{&triage.InputError{Name: "r.bin", Err: triage.ErrBinary}, "cannot read r.bin: " + triage.ErrBinary.Error(), failure.IO},
-		{triage.ErrHTMLToken, "cannot read the input: " + triage.ErrHTMLToken.Error(), failure.Input},
 		{errors.New("boom"), "cannot read the input: boom", failure.IO},
 		{kinded, "already explained", failure.Usage},
 	} {

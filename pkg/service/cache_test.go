@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -15,12 +16,12 @@ import (
 
 // cachedFactory is a Factory over an empty config file, with --debug on,
 // and a client of a stub service.
-func cachedFactory(t *testing.T) (*cmdutil.Factory, *api.Client, *httpmock.Stub) {
+func cachedFactory(t *testing.T) (*online.Factory, *api.Client, *httpmock.Stub) {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	debug := true
-	f := &cmdutil.Factory{IO: ios, ConfigFlag: &path, DebugFlag: &debug}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios, ConfigFlag: &path, DebugFlag: &debug}}
 	Attach(f)
 	reg := &httpmock.Registry{}
 	stub := reg.Register("a", httpmock.Any(), httpmock.JSON(`{"query":"a.example","results":[{"resource":"r"}]}`))
@@ -31,7 +32,7 @@ func cachedFactory(t *testing.T) (*cmdutil.Factory, *api.Client, *httpmock.Stub)
 	return f, c, stub
 }
 
-func stderr(f *cmdutil.Factory) string { return f.IO.ErrOut.(interface{ String() string }).String() }
+func stderr(f *online.Factory) string { return f.IO.ErrOut.(interface{ String() string }).String() }
 
 func searchTwice(t *testing.T, s lookup.Searcher) {
 	t.Helper()

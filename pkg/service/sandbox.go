@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
 // startSandbox runs the reference server in-process on loopback and points
 // this process's calls at it with its demo token. The caller closes it.
-func startSandbox(f *cmdutil.Factory) (*sandbox.Server, error) {
+func startSandbox(f *online.Factory) (*sandbox.Server, error) {
 	srv, err := sandbox.Start(sandbox.Options{}, "", "")
 	if err != nil {
 		return nil, failure.Wrap(failure.Config, err, "cannot start the sandbox: "+err.Error())
@@ -34,7 +34,7 @@ func startSandbox(f *cmdutil.Factory) (*sandbox.Server, error) {
 
 // sandboxCloser is startSandbox as the commands' Options hold it: a
 // function that starts the server and gives what stops it.
-func sandboxCloser(f *cmdutil.Factory) (io.Closer, error) {
+func sandboxCloser(f *online.Factory) (io.Closer, error) {
 	srv, err := startSandbox(f)
 	if err != nil {
 		return nil, err

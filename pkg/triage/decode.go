@@ -8,6 +8,8 @@ import (
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tilookup/tilookup/pkg/failure"
 )
 
 // ErrBinary is returned when an input is not text (an executable, an
@@ -275,14 +277,17 @@ func (u *utf32Reader) Read(p []byte) (int, error) {
 	return 0, u.err
 }
 
-// InputError is a failure to read one named input as text (ErrBinary).
+// InputError is a failure to read one named input as text (ErrBinary). It
+// is the one line a command prints, naming the input once, with the kind
+// of a failed read.
 type InputError struct {
 	Name string
 	Err  error
 }
 
-func (e *InputError) Error() string { return e.Name + ": " + e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+func (e *InputError) Error() string             { return "cannot read " + e.Name + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error             { return e.Err }
+func (e *InputError) FailureKind() failure.Kind { return failure.IO }
 
 // OpenLazy is Open, done when the input is first read, so that stdin is
 // not waited for before the inputs before it are done; name names the
@@ -312,8 +317,13 @@ func (l *lazyReader) Read(p []byte) (int, error) {
 		l.r = l.open()
 	}
 	n, err := l.r.Read(p)
-	if errors.Is(err, ErrBinary) {
+	switch {
+	case errors.Is(err, ErrBinary):
 		err = &InputError{Name: l.name, Err: err}
+	case errors.Is(err, ErrHTMLToken):
+		// The input is text, but not text this reader can hold: read
+		// as text (--input text), it can be.
+		err = failure.Wrap(failure.Input, err, "cannot read the input: "+err.Error())
 	}
 	return n, err
 }

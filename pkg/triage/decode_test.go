@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf16"
+
+	"github.com/tilookup/tilookup/pkg/failure"
 )
 
 func utf16Bytes(s string, le, bom bool) []byte {
@@ -80,11 +82,14 @@ func TestDecodeTextRefusesBinary(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrBinary saying %q", c.name, err, c.msg)
 		}
 	}
-	// Named by OpenLazy, for the one-line message.
+	// Named by OpenLazy: the one line a command prints, a failed read's kind.
 	_, err := io.ReadAll(OpenLazy(strings.NewReader("a\x00b"), "/bin/ls", Auto, nil))
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Name != "/bin/ls" {
 		t.Errorf("OpenLazy: %v", err)
+	}
+	if want := "cannot read /bin/ls: " + ErrBinary.Error(); err == nil || err.Error() != want || failure.KindOf(err) != failure.IO {
+		t.Errorf("OpenLazy: %v (%s), want %q (%s)", err, failure.KindOf(err), want, failure.IO)
 	}
 }
 

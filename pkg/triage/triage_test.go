@@ -214,6 +214,11 @@ func TestHTMLTokenBound(t *testing.T) {
 	if !errors.Is(err, ErrHTMLToken) {
 		t.Errorf("err = %v", err)
 	}
+	// A command's reader says what to do, as a mistake of the input's.
+	_, err = io.ReadAll(OpenLazy(strings.NewReader(doc), "page.html", HTML, nil))
+	if want := "cannot read the input: " + ErrHTMLToken.Error(); !errors.Is(err, ErrHTMLToken) || err.Error() != want || failure.KindOf(err) != failure.Input {
+		t.Errorf("OpenLazy: %v (%s), want %q (%s)", err, failure.KindOf(err), want, failure.Input)
+	}
 }
 
 func TestOpenSniffsHTML(t *testing.T) {

@@ -146,7 +146,7 @@ func (s *Check) pruneLabels() {
 // DecodeMatches asks for answers as search -o ndjson does (checked and
 // counted, not decoded) and decodes only those that matched: most of a
 // watch list is answered "no match", and the comparison needs the fields
-// of a match only. A run's chain is cmdutil.Chain{Raw: true, Wrap:
+// of a match only. A run's chain is online.Chain{Raw: true, Wrap:
 // DecodeMatches}, without the answer cache.
 func DecodeMatches(next lookup.Searcher) lookup.Searcher {
 	return lookup.SearcherFunc(func(ctx context.Context, v string) (*api.SearchResponse, error) {

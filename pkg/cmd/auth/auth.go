@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -26,7 +26,7 @@ type TokenStore interface {
 }
 
 // NewCmd is `tilookup auth`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+func NewCmd(f *online.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth <command>",
 		Short: "Store, show and remove the service token",
@@ -47,7 +47,7 @@ environment or flags) as base_url.`,
 
 // storeFunc and endpointsFunc adapt the Factory to the small functions the
 // Options structs hold.
-func storeFunc(f *cmdutil.Factory) func() (TokenStore, error) {
+func storeFunc(f *online.Factory) func() (TokenStore, error) {
 	return func() (TokenStore, error) {
 		s, err := f.Credentials()
 		if err != nil {
@@ -57,7 +57,7 @@ func storeFunc(f *cmdutil.Factory) func() (TokenStore, error) {
 	}
 }
 
-func endpointsFunc(f *cmdutil.Factory) func() (config.Endpoints, error) {
+func endpointsFunc(f *online.Factory) func() (config.Endpoints, error) {
 	return func() (config.Endpoints, error) {
 		cfg, err := f.ConfigUnchecked()
 		if err != nil {
@@ -67,7 +67,7 @@ func endpointsFunc(f *cmdutil.Factory) func() (config.Endpoints, error) {
 	}
 }
 
-func hostFlag(cmd *cobra.Command, f *cmdutil.Factory, host *string) {
+func hostFlag(cmd *cobra.Command, f *online.Factory, host *string) {
 	cmd.Flags().StringVar(host, "host", "", "`host` or URL the token is for (default: base_url's)")
 	_ = cmd.RegisterFlagCompletionFunc("host", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return knownHosts(f), cobra.ShellCompDirectiveNoFileComp
@@ -117,7 +117,7 @@ func hosts(e config.Endpoints) (search, events string) {
 
 // knownHosts lists the configured hosts and those with a token in the
 // config file, for completion. It never touches the network or the keyring.
-func knownHosts(f *cmdutil.Factory) []string {
+func knownHosts(f *online.Factory) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(h string) {
@@ -144,9 +144,9 @@ func knownHosts(f *cmdutil.Factory) []string {
 }
 
 // verifier checks a token with GET /api/events/me on the events host.
-func verifier(f *cmdutil.Factory) func(ctx context.Context, token string) error {
+func verifier(f *online.Factory) func(ctx context.Context, token string) error {
 	return func(ctx context.Context, token string) error {
-		client, err := f.ClientWithToken(cmdutil.ForEvents, token)
+		client, err := f.ClientWithToken(online.ForEvents, token)
 		if err != nil {
 			return err
 		}
@@ -161,7 +161,7 @@ func verifier(f *cmdutil.Factory) func(ctx context.Context, token string) error 
 const probeToken = "tilookup-endpoint-probe"
 
 // prober calls GET /api/events/me on the events host with probeToken.
-func prober(f *cmdutil.Factory) func(ctx context.Context) error {
+func prober(f *online.Factory) func(ctx context.Context) error {
 	verify := verifier(f)
 	return func(ctx context.Context) error { return verify(ctx, probeToken) }
 }
@@ -186,13 +186,13 @@ func noEventsEndpoint(ctx context.Context, e config.Endpoints, probe func(contex
 
 // checker asks the service whether it accepts the stored token: a search
 // for ForSearch, GET /api/events/me for ForEvents.
-func checker(f *cmdutil.Factory) func(ctx context.Context, forWhat cmdutil.ClientFor) error {
-	return func(ctx context.Context, forWhat cmdutil.ClientFor) error {
+func checker(f *online.Factory) func(ctx context.Context, forWhat online.ClientFor) error {
+	return func(ctx context.Context, forWhat online.ClientFor) error {
 		client, err := f.Client(forWhat, 1)
 		if err != nil {
 			return err
 		}
-		if forWhat == cmdutil.ForEvents {
+		if forWhat == online.ForEvents {
 			_, err = client.EventsMe(ctx)
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -210,7 +211,7 @@ func TestLoginNoVerifyAndUnpairedSkipTheCheck(t *testing.T) {
 
 func TestLoginFlagsReachOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IO: ios}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}}
 	var got *LoginOptions
 	cmd := NewCmdLogin(f, func(_ context.Context, o *LoginOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--host", "ti.example:8443", "--with-token", "--insecure-storage", "--no-verify"})
@@ -222,7 +223,7 @@ func TestLoginFlagsReachOptions(t *testing.T) {
 	}
 }
 
-func statusOpts(check func(cmdutil.ClientFor) error) (*StatusOptions, *bytes.Buffer, *fakeStore) {
+func statusOpts(check func(online.ClientFor) error) (*StatusOptions, *bytes.Buffer, *fakeStore) {
 	ios, _, out, _ := iostreams.Test()
 	store := newStore()
 	store.tokens["ti.example"] = "search-token-0123456789"
@@ -232,7 +233,7 @@ func statusOpts(check func(cmdutil.ClientFor) error) (*StatusOptions, *bytes.Buf
 		Endpoints: func() (config.Endpoints, error) { return paired, nil },
 		FileHosts: func() []string { return nil },
 		FilePath:  func() string { return "" },
-		Check:     func(_ context.Context, w cmdutil.ClientFor) error { return check(w) },
+		Check:     func(_ context.Context, w online.ClientFor) error { return check(w) },
 		Probe:     func(context.Context) error { return failure.New(failure.Auth, "401 unauthenticated") },
 		Getenv:    func(string) string { return "" },
 	}, out, store
@@ -242,8 +243,8 @@ func statusOpts(check func(cmdutil.ClientFor) error) (*StatusOptions, *bytes.Buf
 // from a 404 that no one's token gets too (a wrong events_base_url: exit 3).
 func TestStatusTellsAWrongEventsURLFromNoEventRecord(t *testing.T) {
 	for _, probe := range []error{failure.New(failure.Auth, "401"), failure.New(failure.NotFound, "404 no endpoint")} {
-		opts, out, _ := statusOpts(func(w cmdutil.ClientFor) error {
-			if w == cmdutil.ForEvents {
+		opts, out, _ := statusOpts(func(w online.ClientFor) error {
+			if w == online.ForEvents {
 				return failure.New(failure.NotFound, "404")
 			}
 			return nil
@@ -266,7 +267,7 @@ func TestStatusTellsAWrongEventsURLFromNoEventRecord(t *testing.T) {
 // the config file.
 func TestStatusWithATokenButNoBaseURLExits3(t *testing.T) {
 	for _, where := range []string{"environment", "file"} {
-		opts, out, _ := statusOpts(func(cmdutil.ClientFor) error { return nil })
+		opts, out, _ := statusOpts(func(online.ClientFor) error { return nil })
 		opts.Endpoints = func() (config.Endpoints, error) { return config.Endpoints{}, nil }
 		if where == "environment" {
 			opts.Getenv = func(k string) string { return map[string]string{"TILOOKUP_TOKEN": "env-token-0123456789"}[k] }
@@ -297,10 +298,10 @@ func exitOf(err error) int {
 // auth status shows both hosts with the scope of each URL, and checks the
 // events host too.
 func TestStatusChecksBothHostsAndShowsScopes(t *testing.T) {
-	var asked []cmdutil.ClientFor
-	opts, out, _ := statusOpts(func(w cmdutil.ClientFor) error {
+	var asked []online.ClientFor
+	opts, out, _ := statusOpts(func(w online.ClientFor) error {
 		asked = append(asked, w)
-		if w == cmdutil.ForEvents {
+		if w == online.ForEvents {
 			return failure.New(failure.Auth, "401 from events")
 		}
 		return nil
@@ -330,8 +331,8 @@ func TestStatusChecksBothHostsAndShowsScopes(t *testing.T) {
 // The largest code of the hosts wins, whichever host fails: the search
 // host is checked first, the events host last.
 func TestStatusExitCodeWhicheverHostFails(t *testing.T) {
-	for _, failing := range []cmdutil.ClientFor{cmdutil.ForSearch, cmdutil.ForEvents} {
-		opts, _, _ := statusOpts(func(w cmdutil.ClientFor) error {
+	for _, failing := range []online.ClientFor{online.ForSearch, online.ForEvents} {
+		opts, _, _ := statusOpts(func(w online.ClientFor) error {
 			if w == failing {
 				return failure.New(failure.Auth, "401")
 			}

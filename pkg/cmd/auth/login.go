@@ -13,6 +13,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	pushcmd "github.com/tilookup/tilookup/pkg/cmd/push"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -47,7 +48,7 @@ type LoginOptions struct {
 }
 
 // NewCmdLogin is `tilookup auth login`; runF replaces the run in tests.
-func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+func NewCmdLogin(f *online.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
 	opts := &LoginOptions{
 		IO:        f.IO,
 		Store:     storeFunc(f),
@@ -201,7 +202,7 @@ func verifyMISP(ctx context.Context, opts *LoginOptions, host, key string) (stri
 }
 
 // mispHost is the host key of misp_url, "" when none is set.
-func mispHost(f *cmdutil.Factory) func() string {
+func mispHost(f *online.Factory) func() string {
 	return func() string {
 		raw, err := f.Get("misp_url")
 		if err != nil || strings.TrimSpace(raw) == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -27,7 +28,7 @@ type StatusOptions struct {
 	FileHosts func() []string
 	FilePath  func() string
 	// Check asks the service whether it accepts the stored token.
-	Check func(ctx context.Context, forWhat cmdutil.ClientFor) error
+	Check func(ctx context.Context, forWhat online.ClientFor) error
 	// Probe asks the events host with no one's token, to tell a wrong
 	// events_base_url from a caller with no event record (both 404).
 	Probe  func(ctx context.Context) error
@@ -38,7 +39,7 @@ type StatusOptions struct {
 }
 
 // NewCmdStatus is `tilookup auth status`; runF replaces the run in tests.
-func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+func NewCmdStatus(f *online.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{
 		IO:        f.IO,
 		Store:     storeFunc(f),
@@ -179,10 +180,10 @@ func hostStatus(ctx context.Context, opts *StatusOptions, store TokenStore, e co
 	}
 	var tally failure.Tally
 	if h == search {
-		tally.RaiseCode(check(ctx, opts, e, cmdutil.ForSearch, "search"))
+		tally.RaiseCode(check(ctx, opts, e, online.ForSearch, "search"))
 	}
 	if h == events {
-		tally.RaiseCode(check(ctx, opts, e, cmdutil.ForEvents, "events"))
+		tally.RaiseCode(check(ctx, opts, e, online.ForEvents, "events"))
 	}
 	return tally.Code(false)
 }
@@ -205,11 +206,11 @@ func eventsNote(e config.Endpoints, h, search, events string) string {
 }
 
 // check prints what the service said of the token on one endpoint.
-func check(ctx context.Context, opts *StatusOptions, e config.Endpoints, forWhat cmdutil.ClientFor, name string) int {
+func check(ctx context.Context, opts *StatusOptions, e config.Endpoints, forWhat online.ClientFor, name string) int {
 	err := opts.Check(ctx, forWhat)
 	out := opts.IO.Out
 	kind := failure.KindOf(err)
-	if forWhat == cmdutil.ForEvents && kind == failure.NotFound {
+	if forWhat == online.ForEvents && kind == failure.NotFound {
 		if wrong := noEventsEndpoint(ctx, e, opts.Probe); wrong != nil {
 			fmt.Fprintf(out, "  x %s: %s\n", name, oneLine(wrong))
 			return failure.ExitCode(wrong)
@@ -219,7 +220,7 @@ func check(ctx context.Context, opts *StatusOptions, e config.Endpoints, forWhat
 	case err == nil:
 		fmt.Fprintf(out, "  - %s: accepted by the service\n", name)
 		return 0
-	case forWhat == cmdutil.ForEvents && (kind == failure.Forbidden || kind == failure.NotFound):
+	case forWhat == online.ForEvents && (kind == failure.Forbidden || kind == failure.NotFound):
 		fmt.Fprintf(out, "  - %s: token known to the service (%s)\n", name, refusal(err))
 		return 0
 	case kind == failure.Auth || kind == failure.Forbidden:

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 )
@@ -21,17 +21,17 @@ type TokenOptions struct {
 }
 
 // NewCmdToken is `tilookup auth token`; runF replaces the run in tests.
-func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+func NewCmdToken(f *online.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
 	return newHostCmd(f, "token", "Print the token for a host, for scripts", tokenRun, runF)
 }
 
 // NewCmdLogout is `tilookup auth logout`; runF replaces the run in tests.
-func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+func NewCmdLogout(f *online.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
 	return newHostCmd(f, "logout", "Remove the stored token for a host", logoutRun, runF)
 }
 
 // newHostCmd is a command about the token of one host (--host).
-func newHostCmd(f *cmdutil.Factory, use, short string, run func(*TokenOptions) error, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+func newHostCmd(f *online.Factory, use, short string, run func(*TokenOptions) error, runF func(context.Context, *TokenOptions) error) *cobra.Command {
 	opts := &TokenOptions{IO: f.IO, Store: storeFunc(f), Endpoints: endpointsFunc(f)}
 	cmd := &cobra.Command{
 		Use:   use,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/pivot"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -25,7 +26,7 @@ type Options struct {
 }
 
 // NewCmd is `tilookup browse`. runF replaces the run in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{}
 	cmd := &cobra.Command{
 		Use:   "browse [FILE]",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
@@ -23,7 +24,7 @@ func AddInteractiveFlag(cmd *cobra.Command, on *bool) {
 // title. Both refusals (no terminal; -o other than json) come before run,
 // so before any lookup. q leaves with the run's own exit code, as if -i
 // had not been given.
-func Interactive(cmd *cobra.Command, f *cmdutil.Factory, on bool, name string, run func() error) error {
+func Interactive(cmd *cobra.Command, f *online.Factory, on bool, name string, run func() error) error {
 	if !on {
 		return run()
 	}

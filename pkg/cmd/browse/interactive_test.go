@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 )
@@ -25,7 +26,7 @@ func interactive(t *testing.T, on bool, output string) (bool, error) {
 		}
 	}
 	ran := false
-	err := Interactive(&cobra.Command{Use: "triage"}, &cmdutil.Factory{IO: ios, Flags: fl}, on, "report.txt",
+	err := Interactive(&cobra.Command{Use: "triage"}, &online.Factory{Factory: &cmdutil.Factory{IO: ios, Flags: fl}}, on, "report.txt",
 		func() error { ran = true; return failure.New(failure.NoMatch, "no match") })
 	return ran, err
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/pivot"
@@ -14,13 +14,13 @@ import (
 )
 
 // pivoter is the browser's p key: one hop from an indicator, through the
-// one lookup pipeline (cmdutil.Lookups, pivot.Walk) as pivot runs it,
+// one lookup pipeline (online.Lookups, pivot.Walk) as pivot runs it,
 // within --max-lookups (the indicator's own lookup included), with
 // pivot's skip rules. The lookup flags are cmd's own (--sandbox,
 // --concurrency, --rate, --limit, --refresh), where it has them.
-func pivoter(ctx context.Context, cmd *cobra.Command, f *cmdutil.Factory) func(value, typ string) ([]byte, error) {
+func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory) func(value, typ string) ([]byte, error) {
 	fl := cmd.Flags()
-	l := cmdutil.NewLookups(f)
+	l := online.NewLookups(f)
 	l.Sandbox, _ = fl.GetBool("sandbox")
 	l.Concurrency, _ = fl.GetInt("concurrency")
 	l.Rate, _ = fl.GetFloat64("rate")
@@ -39,7 +39,7 @@ func pivoter(ctx context.Context, cmd *cobra.Command, f *cmdutil.Factory) func(v
 				return nil, err
 			}
 		}
-		service, err := l.Start(cmdutil.Chain{})
+		service, err := l.Start(online.Chain{})
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/enrich"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -28,7 +29,7 @@ import (
 type Options struct {
 	IO *iostreams.IOStreams
 	// Lookups is how the values are looked up (the one chain).
-	cmdutil.Lookups
+	online.Lookups
 	// Output resolves the output format and terminal facts.
 	Output func() (output.Options, error)
 	// Setting reads a config key (allowlist, warninglists).
@@ -43,11 +44,11 @@ type Options struct {
 }
 
 // NewCmd is `tilookup enrich`. runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		IO:      f.IO,
-		Lookups: cmdutil.NewLookups(f),
-		Output:  func() (output.Options, error) { return cmdutil.OutputOptions(f, "enrich", "") },
+		Lookups: online.NewLookups(f),
+		Output:  func() (output.Options, error) { return cmdutil.OutputOptions(f.Factory, "enrich", "") },
 		Setting: f.Get,
 	}
 	cmd := &cobra.Command{
@@ -183,7 +184,7 @@ func run(ctx context.Context, opts *Options) error {
 
 	// Decoded answers: the added cells need the labels and the links.
 	// Dedup outermost, so that Run can join copies of a value in flight.
-	service, err := opts.Start(cmdutil.Chain{Wrap: func(s lookup.Searcher) lookup.Searcher {
+	service, err := opts.Start(online.Chain{Wrap: func(s lookup.Searcher) lookup.Searcher {
 		return enrich.Remember(s, enrich.DefaultRemember)
 	}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
@@ -34,7 +35,7 @@ type MeOptions struct {
 }
 
 // NewCmd is `tilookup events`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+func NewCmd(f *online.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "events <command>",
 		Short: "Call the service's events endpoints",
@@ -44,12 +45,12 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 // newMeCmd is `tilookup events me`; runF replaces runMe in tests.
-func newMeCmd(f *cmdutil.Factory, runF func(context.Context, *MeOptions) error) *cobra.Command {
+func newMeCmd(f *online.Factory, runF func(context.Context, *MeOptions) error) *cobra.Command {
 	opts := &MeOptions{
 		IO:           f.IO,
 		StartSandbox: f.Sandbox,
 		Fetch: func(ctx context.Context) ([]byte, error) {
-			client, err := f.Client(cmdutil.ForEvents, 1)
+			client, err := f.Client(online.ForEvents, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -59,8 +60,8 @@ func newMeCmd(f *cmdutil.Factory, runF func(context.Context, *MeOptions) error) 
 			defer w.Stop()
 			return client.EventsMe(ctx)
 		},
-		Output:     func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "events", jq) },
-		StartPager: func(noPager bool) func() { return cmdutil.StartPager(f, noPager) },
+		Output:     func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f.Factory, "events", jq) },
+		StartPager: func(noPager bool) func() { return cmdutil.StartPager(f.Factory, noPager) },
 	}
 	me := &cobra.Command{
 		Use:   "me",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -17,7 +18,7 @@ import (
 func TestFlags(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got *MeOptions
-	cmd := newMeCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *MeOptions) error {
+	cmd := newMeCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(_ context.Context, o *MeOptions) error {
 		got = o
 		return nil
 	})
@@ -29,7 +30,7 @@ func TestFlags(t *testing.T) {
 	if !got.Sandbox || got.JQ != ".user" || !got.NoPager {
 		t.Errorf("options = %+v", got)
 	}
-	cmd = newMeCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *MeOptions) error { return nil })
+	cmd = newMeCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *MeOptions) error { return nil })
 	cmd.SetArgs([]string{"extra"})
 	cmd.SetErr(io.Discard)
 	if err := cmd.Execute(); err == nil {

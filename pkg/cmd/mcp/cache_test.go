@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/lookup"
 )
@@ -16,7 +16,7 @@ func TestSearcherGoesThroughTheCache(t *testing.T) {
 	reg.Register("a", httpmock.Any(), httpmock.JSON(`{"query":"a.example","results":[]}`))
 	var wrapped int
 	opts := &Options{
-		Client: func(cmdutil.ClientFor, int) (*api.Client, error) {
+		Client: func(online.ClientFor, int) (*api.Client, error) {
 			return api.New(api.Options{BaseURL: "https://ti.test", Token: "t", Transport: reg}, false)
 		},
 		Cache: func(next lookup.Searcher, c *api.Client, limit int, raw, refresh bool) lookup.Searcher {

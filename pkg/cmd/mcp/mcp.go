@@ -23,6 +23,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -38,15 +39,15 @@ type Options struct {
 	IO      *iostreams.IOStreams
 	Version string
 	// Client builds the API client for search or events.
-	Client func(forWhat cmdutil.ClientFor, concurrency int) (*api.Client, error)
+	Client func(forWhat online.ClientFor, concurrency int) (*api.Client, error)
 	// Setting reads a configuration value (flag > env > profile > file >
 	// default); its error is a config file that cannot be read.
 	Setting func(key string) (string, error)
 	// StartSandbox runs the built-in server and points Client at it.
 	StartSandbox func() (io.Closer, error)
 	// Cache wraps a Searcher in the answer cache when it is on
-	// (cmdutil.Factory.Cached); nil = no cache.
-	Cache cmdutil.CacheFunc
+	// (online.Factory.Cached); nil = no cache.
+	Cache online.CacheFunc
 
 	// Getenv reads the environment (the watch lists' directory).
 	Getenv func(string) string
@@ -62,7 +63,7 @@ type Options struct {
 }
 
 // NewCmd is `tilookup mcp`. runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		IO:           f.IO,
 		Version:      f.Version,
@@ -297,7 +298,7 @@ func (c *clients) skipper() (*triage.Skipper, error) {
 }
 
 func (c *clients) searcher(limit int) (lookup.Searcher, error) {
-	cl, err := c.get(&c.search, cmdutil.ForSearch, c.opts.Concurrency)
+	cl, err := c.get(&c.search, online.ForSearch, c.opts.Concurrency)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +306,7 @@ func (c *clients) searcher(limit int) (lookup.Searcher, error) {
 	// as a stream within its own bounds (pkg/mcp, digest.go), so that no
 	// answer is decoded whole: 10M results, or a preview record of 1M
 	// keys, cost their bytes, not gigabytes of maps (issue 28).
-	return cmdutil.ServiceSearcher(cl, limit, true, false, c.opts.Cache), nil
+	return online.ServiceSearcher(cl, limit, true, false, c.opts.Cache), nil
 }
 
 // watch is the watch lists of this profile and base URL (the sandbox's
@@ -316,22 +317,22 @@ func (c *clients) watch() (watch.Store, lookup.Searcher, error) {
 	if err != nil {
 		return watch.Store{}, nil, err
 	}
-	cl, err := c.get(&c.search, cmdutil.ForSearch, c.opts.Concurrency)
+	cl, err := c.get(&c.search, online.ForSearch, c.opts.Concurrency)
 	if err != nil {
 		return watch.Store{}, nil, err
 	}
-	return st, cmdutil.ServiceSearcher(cl, 0, true, false, nil), nil
+	return st, online.ServiceSearcher(cl, 0, true, false, nil), nil
 }
 
 func (c *clients) eventsMe(ctx context.Context) ([]byte, error) {
-	cl, err := c.get(&c.events, cmdutil.ForEvents, 1)
+	cl, err := c.get(&c.events, online.ForEvents, 1)
 	if err != nil {
 		return nil, err
 	}
 	return cl.EventsMe(ctx)
 }
 
-func (c *clients) get(slot **api.Client, forWhat cmdutil.ClientFor, concurrency int) (*api.Client, error) {
+func (c *clients) get(slot **api.Client, forWhat online.ClientFor, concurrency int) (*api.Client, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if *slot != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -62,7 +63,7 @@ func TestFlags(t *testing.T) {
 	} {
 		ios, _, _, _ := iostreams.Test()
 		ran := false
-		cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { ran = true; return nil })
+		cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *Options) error { ran = true; return nil })
 		cmd.SetArgs(c.args)
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)
@@ -101,7 +102,7 @@ func testOptions(t *testing.T, ios *iostreams.IOStreams, budget string) *Options
 	return &Options{
 		IO:      ios,
 		Version: "test",
-		Client: func(cmdutil.ClientFor, int) (*api.Client, error) {
+		Client: func(online.ClientFor, int) (*api.Client, error) {
 			return api.New(api.Options{BaseURL: srv.SearchURL, EventsBaseURL: srv.EventsURL, Token: sandbox.DemoToken, Transport: transport}, false)
 		},
 		Setting: func(key string) (string, error) {
@@ -375,7 +376,7 @@ func TestOneClientForEveryCall(t *testing.T) {
 	opts.Rate = 2
 	made := 0
 	client := opts.Client
-	opts.Client = func(f cmdutil.ClientFor, c int) (*api.Client, error) { made++; return client(f, c) }
+	opts.Client = func(f online.ClientFor, c int) (*api.Client, error) { made++; return client(f, c) }
 	c := &clients{opts: opts}
 	for range 3 {
 		if _, err := c.searcher(0); err != nil {

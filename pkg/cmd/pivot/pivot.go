@@ -18,6 +18,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -33,7 +34,7 @@ import (
 type Options struct {
 	IO *iostreams.IOStreams
 	// Lookups is how the values are looked up (the one chain).
-	cmdutil.Lookups
+	online.Lookups
 	// Setting reads a config key (output, allowlist, warninglists) through
 	// every layer: flag, environment, profile, file.
 	Setting func(key string) (string, error)
@@ -44,8 +45,8 @@ type Options struct {
 	// (cmdutil.StartPager); nil = never.
 	StartPager func() (stop func())
 	// Wait shows a spinner during the walk at a terminal
-	// (cmdutil.Factory.Waiting); nil = none.
-	Wait func(what string) *cmdutil.Waiting
+	// (online.Factory.Waiting); nil = none.
+	Wait func(what string) *online.Waiting
 
 	Values     []string
 	Depth      int
@@ -62,16 +63,16 @@ type Options struct {
 }
 
 // NewCmd is `tilookup pivot`. runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		IO:      f.IO,
-		Lookups: cmdutil.NewLookups(f),
+		Lookups: online.NewLookups(f),
 		Setting: f.Get,
-		Format:  func() (format.Name, error) { return cmdutil.ResolveFormat(f, "pivot") },
+		Format:  func() (format.Name, error) { return cmdutil.ResolveFormat(f.Factory, "pivot") },
 		Now:     time.Now,
 		Wait:    f.Waiting,
 	}
-	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
+	opts.StartPager = func() func() { return cmdutil.StartPager(f.Factory, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "pivot VALUE...",
 		Short: "Walk from indicators to their neighbourhood, and draw it",
@@ -183,7 +184,7 @@ func run(ctx context.Context, opts *Options) error {
 	// The walk reads each answer's preview records from its bytes, within
 	// bounds (pivot.Walk): decoding them into maps here would cost several
 	// times the answer, held until the walk is done with it.
-	service, err := opts.Start(cmdutil.Chain{Raw: true})
+	service, err := opts.Start(online.Chain{Raw: true})
 	if err != nil {
 		return err
 	}
@@ -244,12 +245,12 @@ func limitGC(getenv func(string) string, maxLookups int) {
 // spinner is the walk's spinner, counting the lookups done: nothing shows
 // until the graph is drawn at the end.
 type spinner struct {
-	*cmdutil.Waiting
+	*online.Waiting
 	mu   sync.Mutex
 	done int
 }
 
-func walkSpinner(wait func(string) *cmdutil.Waiting) *spinner {
+func walkSpinner(wait func(string) *online.Waiting) *spinner {
 	s := &spinner{}
 	if wait != nil {
 		s.Waiting = wait("pivot: walking")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output/format"
@@ -30,7 +31,7 @@ func newOptions(t *testing.T, name string, tty bool) (*Options, *strings.Builder
 	ios.Out = out
 	opts := &Options{
 		IO: ios,
-		Lookups: cmdutil.Lookups{
+		Lookups: online.Lookups{
 			Client: func(int) (*api.Client, error) {
 				return api.New(api.Options{BaseURL: srv.SearchURL, Token: sandbox.DemoToken}, false)
 			},
@@ -96,7 +97,7 @@ func (quitPager) Write([]byte) (int, error) { return 0, iostreams.ErrClosedPager
 func TestInteractiveNeedsATerminal(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	ran := false
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { ran = true; return nil })
+	cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *Options) error { ran = true; return nil })
 	cmd.SetArgs([]string{"--sandbox", "-i", "44d88612fea8a8f36de82e1278abb02f"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.Execute()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -81,7 +82,7 @@ func finish(ios *iostreams.IOStreams, res outcome, pushErr, reportErr error, ite
 
 // configured is the value of a config key that a push needs, checked; a
 // missing one is exit 3 with the three ways to give it.
-func configured(f *cmdutil.Factory, key, what string) (string, error) {
+func configured(f *online.Factory, key, what string) (string, error) {
 	raw, err := f.Get(key)
 	if err != nil {
 		return "", err
@@ -107,7 +108,7 @@ func configured(f *cmdutil.Factory, key, what string) (string, error) {
 // and redirect rules. credential is asked only once the URL is known to be
 // one a secret may go to (never plain http off this machine), and its
 // secret is what --debug redacts.
-func platformClient(f *cmdutil.Factory, rawURL string, credential func() (string, error)) (*api.Client, error) {
+func platformClient(f *online.Factory, rawURL string, credential func() (string, error)) (*api.Client, error) {
 	s, err := f.Settings()
 	if err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func platformClient(f *cmdutil.Factory, rawURL string, credential func() (string
 
 // loopbackGuard pins a plain-http name to the loopback addresses it
 // resolves to, as the lookup client does for its base URL.
-func loopbackGuard(f *cmdutil.Factory, raw string, allowInsecure bool) (*api.LoopbackGuard, error) {
+func loopbackGuard(f *online.Factory, raw string, allowInsecure bool) (*api.LoopbackGuard, error) {
 	u, err := url.Parse(raw)
 	if allowInsecure || err != nil || u.Scheme != "http" {
 		return nil, nil
@@ -152,7 +153,7 @@ func loopbackGuard(f *cmdutil.Factory, raw string, allowInsecure bool) (*api.Loo
 // opted-in file's) entry for the host of rawURL. The lookup token's
 // variable is hidden from the store: it belongs to another service and
 // never goes to a platform.
-func secret(f *cmdutil.Factory, rawURL, env, what string) (string, error) {
+func secret(f *online.Factory, rawURL, env, what string) (string, error) {
 	if v := strings.TrimSpace(os.Getenv(env)); v != "" {
 		k, err := credentials.CheckToken(v)
 		if err != nil {

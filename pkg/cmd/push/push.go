@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/push"
@@ -21,7 +22,7 @@ import (
 const EnvMISPKey = "TILOOKUP_MISP_KEY"
 
 // NewCmd is `tilookup push`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+func NewCmd(f *online.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "push <command>",
 		Short: "Send a finding to MISP or a TAXII 2.1 server",
@@ -46,7 +47,7 @@ type MISPOptions struct {
 	push.MISPOptions
 }
 
-func newMISPCmd(f *cmdutil.Factory, runF func(context.Context, *MISPOptions) error) *cobra.Command {
+func newMISPCmd(f *online.Factory, runF func(context.Context, *MISPOptions) error) *cobra.Command {
 	opts := &MISPOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "misp [FILE]",
@@ -81,7 +82,7 @@ for an unknown --event, 6 when the instance fails (what was added stays).`,
 		},
 	}
 	opts.Client = func() (*push.MISP, error) { return mispClient(f) }
-	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "push") }
+	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f.Factory, "push") }
 	settingFlag(cmd, "misp_url", "the MISP instance's `URL`")
 	networkFlags(cmd)
 	fl := cmd.Flags()
@@ -149,14 +150,14 @@ func report(ios *iostreams.IOStreams, format output.Format, res *push.MISPResult
 
 // mispClient finds the URL and the key, and builds a client with the
 // lookup client's transport rules.
-func mispClient(f *cmdutil.Factory) (*push.MISP, error) {
+func mispClient(f *online.Factory) (*push.MISP, error) {
 	return newMISP(f, func(raw string) (string, error) { return secret(f, raw, EnvMISPKey, "MISP key") })
 }
 
 // CheckMISPKey asks the MISP instance of misp_url whether it takes key
 // (GET /users/view/me), as auth login does before it stores a key for
 // that host: an error of kind Auth when MISP refuses it.
-func CheckMISPKey(ctx context.Context, f *cmdutil.Factory, key string) error {
+func CheckMISPKey(ctx context.Context, f *online.Factory, key string) error {
 	m, err := newMISP(f, func(string) (string, error) { return key, nil })
 	if err != nil {
 		return err
@@ -166,7 +167,7 @@ func CheckMISPKey(ctx context.Context, f *cmdutil.Factory, key string) error {
 
 // newMISP builds the MISP client for misp_url with the key that key finds
 // for it.
-func newMISP(f *cmdutil.Factory, key func(rawURL string) (string, error)) (*push.MISP, error) {
+func newMISP(f *online.Factory, key func(rawURL string) (string, error)) (*push.MISP, error) {
 	raw, err := configured(f, "misp_url", "MISP URL")
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -385,18 +386,18 @@ func TestPushNeedsURLAndKey(t *testing.T) {
 	t.Setenv("TILOOKUP_MISP_URL", "")
 	t.Setenv(EnvMISPKey, "")
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: emptyKeyring{}}
 	if _, err := mispClient(f); failure.ExitCode(err) != failure.ExitConfig || !strings.Contains(err.Error(), "no MISP URL") {
 		t.Errorf("no URL: %v", err)
 	}
 	t.Setenv("TILOOKUP_MISP_URL", "https://misp.example")
-	f = &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	f = &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: emptyKeyring{}}
 	if _, err := mispClient(f); failure.ExitCode(err) != failure.ExitConfig || !strings.Contains(err.Error(), "no MISP key for misp.example") {
 		t.Errorf("no key: %v", err)
 	}
 	t.Setenv("TILOOKUP_MISP_URL", "http://misp.example")
 	t.Setenv(EnvMISPKey, "misp-key-0123456789")
-	f = &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	f = &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: emptyKeyring{}}
 	if _, err := mispClient(f); failure.ExitCode(err) != failure.ExitConfig {
 		t.Errorf("a key over plain http: %v", err)
 	}
@@ -416,7 +417,7 @@ func TestCheckMISPKey(t *testing.T) {
 	t.Setenv("TILOOKUP_MISP_URL", s.srv.URL)
 	t.Setenv(EnvMISPKey, "")
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: emptyKeyring{}}
 	if err := CheckMISPKey(context.Background(), f, s.key); err != nil {
 		t.Errorf("the right key: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -43,7 +44,7 @@ type TAXIIOptions struct {
 	push.TAXIIOptions
 }
 
-func newTAXIICmd(f *cmdutil.Factory, runF func(context.Context, *TAXIIOptions) error) *cobra.Command {
+func newTAXIICmd(f *online.Factory, runF func(context.Context, *TAXIIOptions) error) *cobra.Command {
 	opts := &TAXIIOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "taxii [FILE]",
@@ -91,7 +92,7 @@ for an unknown collection, 6 when the server fails (what was sent stays).`,
 		},
 	}
 	opts.Client = func() (*push.TAXII, error) { return taxiiClient(f) }
-	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f, "push") }
+	opts.Format = func() (output.Format, error) { return cmdutil.ResolveFormat(f.Factory, "push") }
 	settingFlag(cmd, "taxii_url", "the TAXII 2.1 API root's `URL`")
 	settingFlag(cmd, "taxii_collection", "the collection's `ID`")
 	networkFlags(cmd)
@@ -154,7 +155,7 @@ func reportTAXII(ios *iostreams.IOStreams, format output.Format, res *push.TAXII
 
 // taxiiClient finds the API root, the collection and the credentials, and
 // builds a client with the lookup client's transport rules.
-func taxiiClient(f *cmdutil.Factory) (*push.TAXII, error) {
+func taxiiClient(f *online.Factory) (*push.TAXII, error) {
 	raw, err := configured(f, "taxii_url", "TAXII API root URL")
 	if err != nil {
 		return nil, err
@@ -178,7 +179,7 @@ func taxiiClient(f *cmdutil.Factory) (*push.TAXII, error) {
 // taxiiAuth is HTTP basic when TILOOKUP_TAXII_USER is set, else a bearer
 // token; the secret of either comes from its variable or the keyring's
 // entry for the host.
-func taxiiAuth(f *cmdutil.Factory, rawURL string) (push.TAXIIAuth, error) {
+func taxiiAuth(f *online.Factory, rawURL string) (push.TAXIIAuth, error) {
 	if user := strings.TrimSpace(os.Getenv(EnvTAXIIUser)); user != "" {
 		if strings.ContainsAny(user, ":\x00\r\n") {
 			return push.TAXIIAuth{}, failure.New(failure.Config, "%s holds a character HTTP basic cannot send (a colon or a control character)", EnvTAXIIUser)

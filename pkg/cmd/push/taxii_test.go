@@ -15,6 +15,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -590,7 +591,7 @@ func TestTAXIIPushNeedsURLCollectionAndCredentials(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	try := func(want string) {
 		t.Helper()
-		f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+		f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: emptyKeyring{}}
 		if _, err := taxiiClient(f); failure.ExitCode(err) != failure.ExitConfig || !strings.Contains(err.Error(), want) {
 			t.Errorf("want exit 3 saying %q: %v", want, err)
 		}
@@ -606,7 +607,7 @@ func TestTAXIIPushNeedsURLCollectionAndCredentials(t *testing.T) {
 	t.Setenv("TILOOKUP_TAXII_URL", "http://taxii.example/api1/")
 	try("plain http")
 	t.Setenv("TILOOKUP_TAXII_URL", "https://taxii.example/api1/")
-	f := &cmdutil.Factory{IO: ios, Keyring: emptyKeyring{}}
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: emptyKeyring{}}
 	if _, err := taxiiClient(f); err != nil {
 		t.Errorf("basic from the environment: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
@@ -32,7 +32,7 @@ func BenchmarkBulkNDJSON(b *testing.B) {
 	ios.Out = io.Discard
 	opts := &Options{
 		IO: ios,
-		Lookups: cmdutil.Lookups{
+		Lookups: online.Lookups{
 			Client: func(c int) (*api.Client, error) {
 				return api.New(api.Options{BaseURL: srv.URL, Token: "t", Transport: api.DefaultTransport(c)}, false)
 			},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/lookup"
@@ -39,7 +39,7 @@ func (c *collector) Flush() error { return nil }
 // runDocument looks every value up, then writes the document. An
 // interrupted run still writes what it has: the complete prefix.
 // bar is the progress bar, or nil.
-func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, service *cmdutil.Service, multi bool, bar *progress, total func() int) error {
+func runDocument(ctx context.Context, opts *Options, format output.Format, src lookup.Source, service *online.Service, multi bool, bar *progress, total func() int) error {
 	c := &collector{sink: sink{io: opts.IO, multi: multi, bar: bar, skipped: opts.Skip, total: total}, doc: &report.Report{Time: time.Now().UTC()}}
 	runErr := service.Run(ctx, src, c)
 	c.bar.finish()

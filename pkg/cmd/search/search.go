@@ -18,6 +18,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/browser"
 	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -33,7 +34,7 @@ import (
 type Options struct {
 	IO *iostreams.IOStreams
 	// Lookups is how the values are looked up (the one chain).
-	cmdutil.Lookups
+	online.Lookups
 	// Output resolves the output format and terminal facts.
 	Output func(jq string) (output.Options, error)
 	// BulkGC tunes the collector for a streaming bulk run (nil: leave it).
@@ -43,8 +44,8 @@ type Options struct {
 	// OpenWeb opens the detail page of a result (resource "" = the first).
 	OpenWeb func(resp *api.SearchResponse, resource string) error
 	// Wait shows a spinner while one value is looked up at a terminal
-	// (cmdutil.Factory.Waiting); nil = none.
-	Wait func(what string) *cmdutil.Waiting
+	// (online.Factory.Waiting); nil = none.
+	Wait func(what string) *online.Waiting
 
 	Args       []string
 	Files      []string
@@ -67,18 +68,18 @@ type Options struct {
 }
 
 // NewCmd is `tilookup search`. runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		IO:      f.IO,
-		Lookups: cmdutil.NewLookups(f),
-		Output:  func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f, "search", jq) },
+		Lookups: online.NewLookups(f),
+		Output:  func(jq string) (output.Options, error) { return cmdutil.OutputOptions(f.Factory, "search", jq) },
 		BulkGC:  func() { cmdutil.BulkGC(os.Getenv) },
 		OpenWeb: func(resp *api.SearchResponse, resource string) error {
-			return openWeb(f, browser.New(f.IO.Out), resp, resource)
+			return openWeb(f.Factory, browser.New(f.IO.Out), resp, resource)
 		},
 		Wait: f.Waiting,
 	}
-	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
+	opts.StartPager = func() func() { return cmdutil.StartPager(f.Factory, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "search [VALUE...]",
 		Short: "Find exact values (hash, IP, domain, URL, CVE) across every resource",
@@ -206,7 +207,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	// json, ndjson and --jq print the server's bytes: fields are not needed.
 	raw := outOpts.Format == output.JSON || outOpts.Format == output.NDJSON || outOpts.JQ != ""
-	service, err := opts.Start(cmdutil.Chain{Raw: raw})
+	service, err := opts.Start(online.Chain{Raw: raw})
 	if err != nil {
 		return err
 	}
@@ -214,7 +215,7 @@ func run(ctx context.Context, opts *Options) error {
 	if !multi {
 		// One value shows nothing until its answer: a spinner says the
 		// wait is on (a bulk run has its progress bar or its rows).
-		service.Searcher = cmdutil.WaitingSearcher(service.Searcher, opts.Wait)
+		service.Searcher = online.WaitingSearcher(service.Searcher, opts.Wait)
 	}
 	src := newSource(opts, in, single)
 	total := func() int {
@@ -295,12 +296,12 @@ func (s *sink) finish(runErr error, exitStatus bool) error {
 func web(ctx context.Context, opts *Options, it lookup.Item) error {
 	one := opts.Lookups
 	one.Concurrency, one.Rate = 1, 0
-	service, err := one.Start(cmdutil.Chain{})
+	service, err := one.Start(online.Chain{})
 	if err != nil {
 		return err
 	}
 	defer service.Close()
-	resp, err := cmdutil.WaitingSearcher(service.Searcher, opts.Wait).Search(ctx, it.Value)
+	resp, err := online.WaitingSearcher(service.Searcher, opts.Wait).Search(ctx, it.Value)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -40,7 +41,7 @@ func newHarness(t *testing.T, args ...string) *harness {
 	h.sleep = func(ctx context.Context, d time.Duration) error { return nil }
 	h.opts = &Options{
 		IO: ios,
-		Lookups: cmdutil.Lookups{
+		Lookups: online.Lookups{
 			Client: func(c int) (*api.Client, error) {
 				return api.New(api.Options{
 					BaseURL: "https://ti.test", Token: "tok", Retries: 2, Transport: h.reg,
@@ -295,7 +296,7 @@ func TestWebOpensTheDetailPageOfOneValue(t *testing.T) {
 
 func TestResourceNeedsWeb(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { return nil })
+	cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *Options) error { return nil })
 	cmd.SetArgs([]string{"--resource", "r1", "a.example"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	if err := cmd.Execute(); failure.ExitCode(err) != failure.ExitUsage || !strings.Contains(err.Error(), "--web") {
@@ -498,7 +499,7 @@ func TestClosingLineCountsUnsupported(t *testing.T) {
 func TestInteractiveNeedsATerminal(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	ran := false
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { ran = true; return nil })
+	cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *Options) error { ran = true; return nil })
 	cmd.SetArgs([]string{"--sandbox", "-i", "a.example"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.Execute()

@@ -14,6 +14,7 @@ import (
 
 	browsecmd "github.com/tilookup/tilookup/pkg/cmd/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -28,7 +29,7 @@ import (
 type Options struct {
 	IO *iostreams.IOStreams
 	// Lookups is how the values are looked up (the one chain).
-	cmdutil.Lookups
+	online.Lookups
 	// Output resolves the output format and terminal facts.
 	Output func() (output.Options, error)
 	// Setting reads a config key (allowlist, warninglists) through every
@@ -56,15 +57,15 @@ type Options struct {
 }
 
 // NewCmd is `tilookup triage`. runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		IO:      f.IO,
-		Lookups: cmdutil.NewLookups(f),
-		Output:  func() (output.Options, error) { return cmdutil.OutputOptions(f, "triage", "") },
+		Lookups: online.NewLookups(f),
+		Output:  func() (output.Options, error) { return cmdutil.OutputOptions(f.Factory, "triage", "") },
 		Setting: f.Get,
 		Now:     time.Now,
 	}
-	opts.StartPager = func() func() { return cmdutil.StartPager(f, opts.NoPager) }
+	opts.StartPager = func() func() { return cmdutil.StartPager(f.Factory, opts.NoPager) }
 	cmd := &cobra.Command{
 		Use:   "triage [FILE...]",
 		Short: "Look up every indicator of a report, skipping the noise",
@@ -186,7 +187,7 @@ func run(ctx context.Context, opts *Options) error {
 	defer closeInputs()
 	// Decoded answers: the status (unsupported) and the resources of the
 	// table and CSV need the fields; a report holds few enough values.
-	service, err := opts.Start(cmdutil.Chain{})
+	service, err := opts.Start(online.Chain{})
 	if err != nil {
 		return err
 	}

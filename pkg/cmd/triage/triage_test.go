@@ -21,6 +21,7 @@ import (
 	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/httpmock"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -45,7 +46,7 @@ func newHarness(t *testing.T, format output.Format) *harness {
 	h := &harness{reg: &httpmock.Registry{}, in: in, out: out, errOut: errOut, settings: map[string]string{}}
 	h.opts = &Options{
 		IO: ios,
-		Lookups: cmdutil.Lookups{
+		Lookups: online.Lookups{
 			Client: func(c int) (*api.Client, error) {
 				return api.New(api.Options{
 					BaseURL: "https://ti.test", Token: "tok", Retries: 0, Transport: h.reg,
@@ -391,7 +392,7 @@ func TestInputErrorsBeforeAnyRequest(t *testing.T) {
 func TestNewCmdFillsOptions(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	var got *Options
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
+	cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(_ context.Context, o *Options) error { got = o; return nil })
 	cmd.SetArgs([]string{"--input", "html", "-c", "8", "--rate", "5", "--no-skip", "--show-skipped", "--defang", "--csv-raw", "--limit", "3", "a.html", "-"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -401,7 +402,7 @@ func TestNewCmdFillsOptions(t *testing.T) {
 		t.Errorf("options = %+v", got)
 	}
 	for _, args := range [][]string{{"--input", "pdf"}, {"-c", "0"}, {"-c", "65"}, {"--rate", "-1"}, {"--limit", "-2"}} {
-		cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { t.Error("ran with", args); return nil })
+		cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *Options) error { t.Error("ran with", args); return nil })
 		cmd.SetArgs(args)
 		cmd.SetErr(io.Discard)
 		cmd.SetOut(io.Discard)
@@ -741,7 +742,7 @@ func TestHelpSaysEachURLHostIsLookedUp(t *testing.T) {
 		t.Fatalf("the URL's host was not looked up:\n%s", h.out)
 	}
 	ios, _, _, _ := iostreams.Test()
-	long := strings.Join(strings.Fields(NewCmd(&cmdutil.Factory{IO: ios}, nil).Long), " ")
+	long := strings.Join(strings.Fields(NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, nil).Long), " ")
 	for _, want := range []string{"Each URL's host is looked up too", report.TypeLabel("domain", "u"), "from_url"} {
 		if !strings.Contains(long, want) {
 			t.Errorf("triage --help does not say %q", want)
@@ -769,7 +770,7 @@ func TestInterruptedSaysNOfM(t *testing.T) {
 func TestInteractiveNeedsATerminal(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	ran := false
-	cmd := NewCmd(&cmdutil.Factory{IO: ios}, func(context.Context, *Options) error { ran = true; return nil })
+	cmd := NewCmd(&online.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(context.Context, *Options) error { ran = true; return nil })
 	cmd.SetArgs([]string{"--sandbox", "-i", "report.txt"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.Execute()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -35,7 +35,7 @@ func TestEveryRunsUntilInterrupted(t *testing.T) {
 	var runs atomic.Int32
 	opts := &Options{
 		IO: ios,
-		Lookups: cmdutil.Lookups{Client: func(int) (*api.Client, error) {
+		Lookups: online.Lookups{Client: func(int) (*api.Client, error) {
 			return api.New(api.Options{BaseURL: srv.SearchURL, Token: sandbox.DemoToken}, true)
 		}, Concurrency: 2},
 		Format: func() (output.Format, error) { return output.NDJSON, nil },

@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/watch"
 )
 
-func newListCmd(f *cmdutil.Factory) *cobra.Command {
+func newListCmd(f *online.Factory) *cobra.Command {
 	opts := newOptions(f)
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -35,7 +36,7 @@ listed with the reason. -o json, ndjson and csv too.`,
 			if err != nil {
 				return err
 			}
-			fm, err := cmdutil.Format(f, "watch list")
+			fm, err := cmdutil.Format(f.Factory, "watch list")
 			if err != nil {
 				return err
 			}
@@ -55,7 +56,7 @@ listed with the reason. -o json, ndjson and csv too.`,
 	return cmd
 }
 
-func newForgetCmd(f *cmdutil.Factory) *cobra.Command {
+func newForgetCmd(f *online.Factory) *cobra.Command {
 	opts := newOptions(f)
 	cmd := &cobra.Command{
 		Use:   "forget NAME",
@@ -90,7 +91,7 @@ exist is an error (exit 2).`,
 }
 
 // write prints a line of a subcommand's own.
-func write(f *cmdutil.Factory, s string) error {
+func write(f *online.Factory, s string) error {
 	if _, err := io.WriteString(f.IO.Out, s); err != nil {
 		return failure.WriteError(err)
 	}

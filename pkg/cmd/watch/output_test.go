@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
-	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -54,7 +54,7 @@ func TestOutputFailureKeepsTheState(t *testing.T) {
 		ios.Out, ios.ErrOut = out, &stderr
 		return &Options{
 			IO: ios,
-			Lookups: cmdutil.Lookups{Client: func(int) (*api.Client, error) {
+			Lookups: online.Lookups{Client: func(int) (*api.Client, error) {
 				return api.New(api.Options{BaseURL: srv.SearchURL, Token: sandbox.DemoToken}, true)
 			}, Concurrency: 2},
 			Format: func() (output.Format, error) { return f, nil },

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/cmd/search"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
@@ -30,7 +31,7 @@ type Options struct {
 	IO *iostreams.IOStreams
 	// Lookups is how the values are looked up (the one chain, without
 	// the answer cache: a watch run must ask the service).
-	cmdutil.Lookups
+	online.Lookups
 	// Format is the -o setting.
 	Format func() (output.Format, error)
 	// Scope is the profile and the base URL, which pick the directory.
@@ -50,7 +51,7 @@ type Options struct {
 }
 
 // NewCmd is `tilookup watch`. runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := newOptions(f)
 	cmd := &cobra.Command{
 		Use:   "watch --name NAME [FILE...]",
@@ -160,13 +161,13 @@ failed lookup wins with its code (2-6), 130 on Ctrl-C.`,
 	return cmd
 }
 
-func newOptions(f *cmdutil.Factory) *Options {
-	lookups := cmdutil.NewLookups(f)
+func newOptions(f *online.Factory) *Options {
+	lookups := online.NewLookups(f)
 	lookups.Cache = nil
 	return &Options{
 		IO:      f.IO,
 		Lookups: lookups,
-		Format:  func() (output.Format, error) { return cmdutil.Format(f, "watch") },
+		Format:  func() (output.Format, error) { return cmdutil.Format(f.Factory, "watch") },
 		Scope:   func() (string, string, error) { return scope(f) },
 		Getenv:  os.Getenv,
 		Now:     time.Now,
@@ -174,7 +175,7 @@ func newOptions(f *cmdutil.Factory) *Options {
 }
 
 // scope is the profile and base URL whose lists are used.
-func scope(f *cmdutil.Factory) (string, string, error) {
+func scope(f *online.Factory) (string, string, error) {
 	s, err := f.Settings()
 	if err != nil {
 		return "", "", err
@@ -253,7 +254,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	defer closeInputs()
 	// Decoded answers: the comparison needs each resource's count and
 	// preview records.
-	service, err := opts.Start(cmdutil.Chain{Raw: true, Wrap: watch.DecodeMatches})
+	service, err := opts.Start(online.Chain{Raw: true, Wrap: watch.DecodeMatches})
 	if err != nil {
 		return err
 	}

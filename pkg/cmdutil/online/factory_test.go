@@ -1,4 +1,4 @@
-package cmdutil
+package online
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -108,7 +109,7 @@ func testFactory(t *testing.T, cfgBody string, kr credentials.Keyring, args ...s
 		t.Fatal(err)
 	}
 	ios, _, _, _ := iostreams.Test()
-	return &Factory{IO: ios, Flags: fs, ConfigFlag: &path, Keyring: kr}
+	return &Factory{Factory: &cmdutil.Factory{IO: ios, Flags: fs, ConfigFlag: &path}, Keyring: kr}
 }
 
 // The staging/production case of issue 15: production's search and events
