@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // OpMISP names MISP's calls in error messages.
@@ -307,7 +310,7 @@ func (m *MISP) addAttributes(ctx context.Context, have *remote, missing []Attrib
 			res.Failed = append(res.Failed, refused...)
 			return err
 		}
-		refused = append(refused, Failed{UUID: a.UUID, Value: a.Value, Error: reason(err)})
+		refused = append(refused, Failed{UUID: a.UUID, Value: a.Value, Error: mispReason(err)})
 		refusedAttrs = append(refusedAttrs, a)
 	}
 	if len(refused) == 0 {
@@ -340,6 +343,56 @@ func attributePayload(a Attribute) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// mispReason is what MISP said about a refused request: its status and
+// message, then the reasons it gives in "errors", which the message
+// ("Could not add Attribute") leaves out. MISP writes them as a string,
+// or as each field's messages ({"value": ["IP address has an invalid
+// format."]}), nested under the model's name for an event.
+func mispReason(err error) string {
+	r := reason(err)
+	var ae *api.APIError
+	if !errors.As(err, &ae) || len(ae.Body) == 0 {
+		return r
+	}
+	var doc struct {
+		Errors any `json:"errors"`
+	}
+	if json.Unmarshal(ae.Body, &doc) != nil {
+		return r
+	}
+	var why []string
+	errorTexts(doc.Errors, "", &why)
+	if len(why) == 0 {
+		return r
+	}
+	return sanitize.Truncate(sanitize.String(r+": "+strings.Join(why, "; ")), maxReason)
+}
+
+// maxReason bounds a refusal's text: it is one line of a report.
+const maxReason = 500
+
+// errorTexts gathers the messages of MISP's errors, each after the name
+// of the field it is about.
+func errorTexts(v any, field string, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		if x = strings.TrimSpace(x); x != "" {
+			if field != "" {
+				x = field + ": " + x
+			}
+			*out = append(*out, x)
+		}
+	case []any:
+		for _, e := range x {
+			errorTexts(e, field, out)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			errorTexts(x[k], k, out)
+		}
+	}
 }
 
 // authRefused tells a refused key apart from a refused attribute: MISP

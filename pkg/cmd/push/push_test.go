@@ -16,7 +16,9 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/credentials"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/push"
@@ -154,21 +156,22 @@ func TestPushReportsWhatMISPDropped(t *testing.T) {
 	s := newMISPStandIn(t, loadOpenAPI(t))
 	_, attrs := readDoc(t)
 	bad := attrs[2]["value"].(string)
-	s.refuse[bad] = true
+	const why = "Invalid vulnerability ID format."
+	s.refuse[bad] = why
 	r := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
 	if r.code != failure.ExitNoMatch {
 		t.Fatalf("exit %d, want 1: %s", r.code, r.errOut)
 	}
 	var res push.MISPResult
 	_ = json.Unmarshal([]byte(r.out), &res)
-	if len(res.Failed) != 1 || res.Failed[0].Value != bad || res.Failed[0].UUID != attrs[2]["uuid"] || !strings.Contains(res.Failed[0].Error, "Could not add Attribute") {
-		t.Errorf("failed = %+v, want %s named with MISP's reason", res.Failed, bad)
+	if len(res.Failed) != 1 || res.Failed[0].Value != bad || res.Failed[0].UUID != attrs[2]["uuid"] || !strings.Contains(res.Failed[0].Error, "Could not add Attribute") || !strings.Contains(res.Failed[0].Error, "value: "+why) {
+		t.Errorf("failed = %+v, want %s named with MISP's reason (%q)", res.Failed, bad, why)
 	}
 	if res.Added != len(attrs)-1 {
 		t.Errorf("added %d, want %d", res.Added, len(attrs)-1)
 	}
 	table := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
-	if table.code != 1 || !strings.Contains(table.errOut, "refused attribute "+attrs[2]["uuid"].(string)) || !strings.Contains(table.out, "1 failed") {
+	if table.code != 1 || !strings.Contains(table.errOut, "refused attribute "+attrs[2]["uuid"].(string)) || !strings.Contains(table.errOut, why) || !strings.Contains(table.out, "1 failed") {
 		t.Errorf("the table report does not name the refused attribute: %q %q", table.out, table.errOut)
 	}
 }
@@ -328,7 +331,8 @@ func TestPushExitCodes(t *testing.T) {
 }
 
 // TestMISPStandInRefusesAsMISPDoes: no Accept is a redirect to the login
-// page, and a second event with the same uuid is refused.
+// page, a second event with the same uuid is refused, and so is a
+// similar attribute.
 func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
 	s := newMISPStandIn(t, loadOpenAPI(t))
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -356,6 +360,29 @@ func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a second event with the same uuid: %d, want 403", resp.StatusCode)
+	}
+	// A similar attribute (type, value and category of one the event
+	// has) under another uuid is refused, with MISP's reason.
+	_, attrs := readDoc(t)
+	id := s.seed(map[string]any{"uuid": "5e0c1c2e-6d1a-4f55-9a55-222222222222", "info": "case"}, attrs[:1])
+	similar := map[string]any{}
+	for k, v := range attrs[0] {
+		similar[k] = v
+	}
+	similar["uuid"] = "0b7a1f1e-0000-4000-8000-000000000002"
+	body, _ = json.Marshal(similar)
+	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/attributes/add/"+id, bytes.NewReader(body))
+	req.Header.Set("Authorization", s.key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(answer), "A similar attribute already exists for this event.") {
+		t.Errorf("a similar attribute: %d %s, want 403 and MISP's reason", resp.StatusCode, answer)
 	}
 }
 
@@ -427,5 +454,64 @@ func TestCheckMISPKey(t *testing.T) {
 	}
 	if reqs := s.requests(); len(reqs) != 2 || reqs[0] != "GET /users/view/me" {
 		t.Errorf("requests %v, want GET /users/view/me twice", reqs)
+	}
+}
+
+// runDocument writes the -o misp document of one run over the values of
+// eventFile (a new event each time, as every run is), to a file.
+func runDocument(t *testing.T, attrs []map[string]any) string {
+	t.Helper()
+	var run export.MISPRun
+	for _, a := range attrs {
+		if a["type"] == "link" {
+			continue // a detail page: written from a finding's matches
+		}
+		typ := map[string]ioc.Type{"ip-dst": ioc.IPv4, "vulnerability": ioc.CVE}[a["type"].(string)]
+		if typ == "" {
+			typ = ioc.Type(a["type"].(string))
+		}
+		run.Findings = append(run.Findings, export.Finding{Value: a["value"].(string), Type: typ})
+	}
+	var b bytes.Buffer
+	if err := export.MISPEvent(&b, run, export.MISPOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPushSecondRun: a second run of the same values is a new event whose
+// attributes MISP takes (attribute uuids are unique across the instance:
+// the first event's must not come back), and added to the first event
+// with --event it adds nothing, MISP holding each value already.
+func TestPushSecondRun(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	_, attrs := readDoc(t)
+	first, second := runDocument(t, attrs), runDocument(t, attrs)
+	r := pushTo(t, s, s.key, first, output.JSON, push.MISPOptions{})
+	var one push.MISPResult
+	if err := json.Unmarshal([]byte(r.out), &one); err != nil || r.code != 0 || one.Added == 0 {
+		t.Fatalf("first run: exit %d, %q %s", r.code, r.out, r.errOut)
+	}
+	again := pushTo(t, s, s.key, second, output.JSON, push.MISPOptions{Event: one.EventID})
+	var res push.MISPResult
+	if err := json.Unmarshal([]byte(again.out), &res); err != nil || again.code != 0 {
+		t.Fatalf("second run into event %s: exit %d, %q %s", one.EventID, again.code, again.out, again.errOut)
+	}
+	if res.Added != 0 || res.Existing != one.Added || len(res.Failed) != 0 {
+		t.Errorf("second run into event %s: %+v, want nothing added and %d there", one.EventID, res, one.Added)
+	}
+	apart := pushTo(t, s, s.key, second, output.JSON, push.MISPOptions{})
+	var two push.MISPResult
+	if err := json.Unmarshal([]byte(apart.out), &two); err != nil || apart.code != 0 || two.Added != one.Added || two.EventID == one.EventID {
+		t.Errorf("second run as its own event: exit %d, %q %s; want %d added to a new event", apart.code, apart.out, apart.errOut, one.Added)
+	}
+	for u, n := range s.attributes() {
+		if n != 1 {
+			t.Errorf("attribute uuid %s is on MISP %d times", u, n)
+		}
 	}
 }
