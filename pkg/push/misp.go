@@ -131,6 +131,19 @@ type MISPResult struct {
 	WouldAdd []WouldAdd `json:"would_add,omitempty"`
 	// NewEvent: the event did not exist (a dry run would create it).
 	NewEvent bool `json:"new_event,omitempty"`
+	// Total is how many attributes the document holds.
+	Total int `json:"-"`
+}
+
+// Progress says how far a push got, for the line of an interrupted one:
+// the event and what was added, and how many attributes were not sent.
+func (r *MISPResult) Progress() string {
+	rest := r.Total - r.Added - r.Existing - len(r.Failed)
+	if r.EventID == "" {
+		return fmt.Sprintf("event %s not confirmed by MISP, %d attributes not sent", r.EventUUID, rest)
+	}
+	return fmt.Sprintf("event %s (id %s): %d attributes added, %d already there, %d failed, %d not sent",
+		r.EventUUID, r.EventID, r.Added, r.Existing, len(r.Failed), rest)
 }
 
 // WouldAdd is one attribute a dry run would send.
@@ -175,7 +188,7 @@ func (r *remote) has(a Attribute) bool {
 // lacks; then publishes it when asked. The result says what was done even
 // when an error stops the push part-way.
 func (m *MISP) Push(ctx context.Context, ev *Event, opts MISPOptions) (*MISPResult, error) {
-	res := &MISPResult{EventUUID: ev.UUID, Failed: []Failed{}, DryRun: opts.DryRun}
+	res := &MISPResult{EventUUID: ev.UUID, Failed: []Failed{}, DryRun: opts.DryRun, Total: len(ev.Attributes)}
 	target := ev.UUID
 	if opts.Event != "" {
 		target = opts.Event
@@ -317,6 +330,10 @@ func (m *MISP) addAttributes(ctx context.Context, have *remote, missing []Attrib
 		return nil
 	}
 	now, err := m.view(ctx, have.ID)
+	if failure.KindOf(err) == failure.Interrupted {
+		res.Failed = append(res.Failed, refused...)
+		return err
+	}
 	if err != nil || now == nil {
 		res.Failed = append(res.Failed, refused...)
 		return nil

@@ -58,6 +58,12 @@ type run struct {
 // pushTo runs `push misp` on file against the stand-in, with key.
 func pushTo(t *testing.T, s *mispStandIn, key, file string, format output.Format, o push.MISPOptions) run {
 	t.Helper()
+	return pushToCtx(context.Background(), t, s, key, file, format, o)
+}
+
+// pushToCtx is pushTo under ctx, which a test cancels as Ctrl-C does.
+func pushToCtx(ctx context.Context, t *testing.T, s *mispStandIn, key, file string, format output.Format, o push.MISPOptions) run {
+	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	var debug bytes.Buffer
 	opts := &MISPOptions{IO: ios, File: file, MISPOptions: o,
@@ -70,7 +76,7 @@ func pushTo(t *testing.T, s *mispStandIn, key, file string, format output.Format
 			}
 			return push.NewMISP(c, key, "tilookup-test"), nil
 		}}
-	err := runMISP(context.Background(), opts)
+	err := runMISP(ctx, opts)
 	if err != nil && !isReported(err) {
 		errOut.WriteString(err.Error())
 	}
@@ -513,5 +519,38 @@ func TestPushSecondRun(t *testing.T) {
 		if n != 1 {
 			t.Errorf("attribute uuid %s is on MISP %d times", u, n)
 		}
+	}
+}
+
+// TestPushMISPInterrupted: Ctrl-C at any request of a push ends it as an
+// interrupted run (exit 130, the "interrupted: …; to go on" line saying
+// what was added and what was not sent), and the same push run again
+// completes it.
+func TestPushMISPInterrupted(t *testing.T) {
+	api := loadOpenAPI(t)
+	_, attrs := readDoc(t)
+	// GET the event, POST it, then each refused attribute alone, the
+	// view after the refusals, the publish: one of each stage.
+	for at := 1; at <= 5; at++ {
+		s := newMISPStandIn(t, api)
+		s.refuse[attrs[1]["value"].(string)] = "Invalid value."
+		ctx, cancel := context.WithCancel(context.Background())
+		s.fault = func(n int, r *http.Request) (int, bool) {
+			if n == at {
+				cancel()
+			}
+			return 0, false
+		}
+		r := pushToCtx(ctx, t, s, s.key, eventFile, output.Table, push.MISPOptions{Publish: true})
+		cancel()
+		if r.code != failure.ExitInterrupted || !strings.HasPrefix(r.errOut, "interrupted: event ") || !strings.Contains(r.errOut, "not sent; to go on, run the same push again") {
+			t.Errorf("Ctrl-C at request %d (%s): exit %d, %q %q", at, s.requests()[at-1], r.code, r.out, r.errOut)
+		}
+		s.fault = nil
+		s.refuse = map[string]string{}
+		if again := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{Publish: true}); again.code != 0 {
+			t.Errorf("Ctrl-C at request %d: the re-run: exit %d, %s", at, again.code, again.errOut)
+		}
+		exactlyOnce(t, s, attrs)
 	}
 }

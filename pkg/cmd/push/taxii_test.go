@@ -632,3 +632,59 @@ func TestTAXIIPushCollectionIDAsGiven(t *testing.T) {
 		t.Errorf("a collection id with a slash: %v", err)
 	}
 }
+
+// TestTAXIIPushInterrupted: Ctrl-C while push taxii sends, or while it
+// follows pending statuses, ends it as an interrupted run: exit 130 and
+// the "interrupted: …; to go on" line saying what was sent and what the
+// server has pending, never the report of a --wait that ran out.
+func TestTAXIIPushInterrupted(t *testing.T) {
+	objects := readBundle(t)
+	for _, tc := range []struct {
+		name string
+		// at is the request whose handling the interrupt comes during;
+		// 0 interrupts the first pause between polls instead.
+		at   int
+		want string
+	}{
+		{"while sending", 3, "interrupted: 0 of " + strconv.Itoa(len(objects)) + " objects sent (0 succeeded, 0 failed, 0 pending)"},
+		{"while following", 0, "interrupted: " + strconv.Itoa(len(objects)) + " of " + strconv.Itoa(len(objects)) + " objects sent (0 succeeded, 0 failed, " + strconv.Itoa(len(objects)) + " pending: the server goes on with them, status "},
+	} {
+		s := newTAXIIStandIn(t)
+		s.pendingPolls = 1 << 30
+		ctx, cancel := context.WithCancel(context.Background())
+		s.fault = func(n int, r *http.Request) (int, bool, http.Header) {
+			if n == tc.at {
+				cancel()
+			}
+			return 0, false, nil
+		}
+		ios, _, out, errOut := iostreams.Test()
+		opts := &TAXIIOptions{IO: ios, File: bundleFile, TAXIIOptions: push.TAXIIOptions{Wait: time.Minute},
+			Format: func() (output.Format, error) { return output.Table, nil },
+			Client: func() (*push.TAXII, error) {
+				c, err := api.New(api.Options{BaseURL: s.url(), Token: s.token, Timeout: 5 * time.Second}, false)
+				if err != nil {
+					return nil, err
+				}
+				tx := push.NewTAXII(c, writableCollection, bearer(s), "")
+				tx.Sleep = func(ctx context.Context, _ time.Duration) error {
+					cancel() // Ctrl-C during the first pause
+					return ctx.Err()
+				}
+				return tx, nil
+			}}
+		err := runTAXII(ctx, opts)
+		cancel()
+		code := failure.ExitCode(err)
+		if rep, ok := err.(*failure.Reported); ok {
+			code = rep.Code
+		}
+		if code != failure.ExitInterrupted || !strings.HasPrefix(errOut.String(), tc.want) ||
+			!strings.HasSuffix(errOut.String(), "; to go on, run the same push again (the server keeps one copy of each)\n") {
+			t.Errorf("%s: exit %d (%v), %q %q, want %q…", tc.name, code, err, out, errOut, tc.want)
+		}
+		if strings.Contains(errOut.String(), "after --wait") {
+			t.Errorf("%s: an interrupted push speaks of --wait: %q", tc.name, errOut)
+		}
+	}
+}
