@@ -203,7 +203,16 @@ func secret(f *online.Factory, rawURL, env, what string) (string, error) {
 	s, _, err := store.Token(host)
 	if errors.Is(err, credentials.ErrNoToken) {
 		return "", failure.New(failure.Config, "no %s for %s", what, host).
-			WithHint("run `tilookup auth login --host " + host + "`, or set " + env)
+			WithHint("set " + env + ", or run `tilookup auth login --host " + host + "`")
+	}
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		// A keyring that cannot be read keeps its explanation, but its
+		// hint names the lookup service's token: say what gives this
+		// platform its secret.
+		kept := *fe
+		kept.Hint = "set " + env + ", or keep the " + what + " in a file with `tilookup auth login --host " + host + " --insecure-storage`"
+		return "", &kept
 	}
 	return s, err
 }

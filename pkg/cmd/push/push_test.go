@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -552,5 +553,47 @@ func TestPushMISPInterrupted(t *testing.T) {
 			t.Errorf("Ctrl-C at request %d: the re-run: exit %d, %s", at, again.code, again.errOut)
 		}
 		exactlyOnce(t, s, attrs)
+	}
+}
+
+// brokenKeyring fails as a keyring that cannot be reached does.
+type brokenKeyring struct{}
+
+func (brokenKeyring) Get(string, string) (string, error) { return "", errors.New("the keyring daemon is gone") }
+func (brokenKeyring) Set(string, string, string) error   { return errors.New("the keyring daemon is gone") }
+func (brokenKeyring) Delete(string, string) error        { return errors.New("the keyring daemon is gone") }
+
+// TestPushCredentialAdvice: with no secret for the platform, whether the
+// keyring has none or cannot be read, push names the platform's own
+// variable and `auth login --host` with the platform's host, never
+// TILOOKUP_TOKEN (which never goes to MISP or TAXII).
+func TestPushCredentialAdvice(t *testing.T) {
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	t.Setenv("TILOOKUP_TOKEN", "")
+	t.Setenv("TILOOKUP_MISP_URL", "https://misp.example")
+	t.Setenv("TILOOKUP_TAXII_URL", "https://taxii.example/api1/")
+	t.Setenv("TILOOKUP_TAXII_COLLECTION", writableCollection)
+	for _, k := range []string{EnvMISPKey, EnvTAXIIToken, EnvTAXIIUser, EnvTAXIIPassword} {
+		t.Setenv(k, "")
+	}
+	ios, _, _, _ := iostreams.Test()
+	for _, kr := range []credentials.Keyring{emptyKeyring{}, brokenKeyring{}} {
+		f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: kr}
+		check := func(what string, err error, env, host string) {
+			t.Helper()
+			msg := err.Error()
+			if failure.ExitCode(err) != failure.ExitConfig || strings.Contains(msg, "TILOOKUP_TOKEN") ||
+				!strings.Contains(msg, env) || !strings.Contains(msg, "tilookup auth login --host "+host) {
+				t.Errorf("%T, %s: %v; want exit 3 naming %s and auth login --host %s, not TILOOKUP_TOKEN", kr, what, err, env, host)
+			}
+		}
+		_, err := mispClient(f)
+		check("MISP key", err, EnvMISPKey, "misp.example")
+		_, err = taxiiClient(f)
+		check("TAXII token", err, EnvTAXIIToken, "taxii.example")
+		t.Setenv(EnvTAXIIUser, "analyst")
+		_, err = taxiiClient(f)
+		check("TAXII password", err, EnvTAXIIPassword, "taxii.example")
+		t.Setenv(EnvTAXIIUser, "")
 	}
 }
