@@ -559,9 +559,13 @@ func TestPushMISPInterrupted(t *testing.T) {
 // brokenKeyring fails as a keyring that cannot be reached does.
 type brokenKeyring struct{}
 
-func (brokenKeyring) Get(string, string) (string, error) { return "", errors.New("the keyring daemon is gone") }
-func (brokenKeyring) Set(string, string, string) error   { return errors.New("the keyring daemon is gone") }
-func (brokenKeyring) Delete(string, string) error        { return errors.New("the keyring daemon is gone") }
+func (brokenKeyring) Get(string, string) (string, error) {
+	return "", errors.New("the keyring daemon is gone")
+}
+func (brokenKeyring) Set(string, string, string) error {
+	return errors.New("the keyring daemon is gone")
+}
+func (brokenKeyring) Delete(string, string) error { return errors.New("the keyring daemon is gone") }
 
 // TestPushCredentialAdvice: with no secret for the platform, whether the
 // keyring has none or cannot be read, push names the platform's own
