@@ -35,6 +35,10 @@ type APIError struct {
 	// it refused an attribute in "errors", beside a "message" that only
 	// says it did.
 	Body []byte
+	// RedirectedTo is the host a redirect took the request to when it is
+	// not the host asked: the credentials were not sent there, so its
+	// 401 or 403 says nothing about them.
+	RedirectedTo string
 	// unreachable: no connection to the service was made (refused, no
 	// such host, no route, a TLS handshake or a proxy that failed), so
 	// the service never saw the request. See Unreachable.

@@ -433,7 +433,7 @@ func (m *MISP) call(ctx context.Context, method, path string, payload []byte) ([
 	body, err := m.Client.Send(ctx, OpMISP, method, m.Client.URL(path), m.header, payload)
 	if err != nil {
 		if authRefused(err) {
-			return nil, refusedCredentials(err, "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host")
+			return nil, refusedCredentials(err, "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host", "MISP", "the key was", "misp_url")
 		}
 		return nil, err
 	}

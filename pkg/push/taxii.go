@@ -477,7 +477,7 @@ func (t *TAXII) call(ctx context.Context, method string, u *url.URL, payload []b
 	}
 	body, err := t.Client.Send(ctx, OpTAXII, method, u, header, payload)
 	if s := status(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
-		return nil, refusedCredentials(err, "the TAXII server refused the credentials: check TILOOKUP_TAXII_TOKEN (or TILOOKUP_TAXII_USER and TILOOKUP_TAXII_PASSWORD), or run `tilookup auth login --host` with the TAXII host")
+		return nil, refusedCredentials(err, "the TAXII server refused the credentials: check TILOOKUP_TAXII_TOKEN (or TILOOKUP_TAXII_USER and TILOOKUP_TAXII_PASSWORD), or run `tilookup auth login --host` with the TAXII host", "the TAXII server", "the credentials were", "taxii_url")
 	}
 	return body, err
 }

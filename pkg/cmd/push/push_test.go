@@ -251,6 +251,10 @@ func TestPushKeyStaysOnItsHost(t *testing.T) {
 	if r.code != failure.ExitAuth {
 		t.Errorf("exit %d, want 4 (the other host saw no key): %s", r.code, r.errOut)
 	}
+	host := strings.TrimPrefix(other.srv.URL, "http://")
+	if !strings.Contains(r.errOut, "redirected the request to "+host+", another host, and the key was not sent there") || strings.Contains(r.errOut, "refused the key") {
+		t.Errorf("the error does not say the request went to another host without the key: %s", r.errOut)
+	}
 	if len(other.events) != 0 || len(other.requests()) == 0 {
 		t.Errorf("the other host got %d requests and %d events", len(other.requests()), len(other.events))
 	}

@@ -400,6 +400,10 @@ func TestTAXIIPushCredentialsStayOnTheirHost(t *testing.T) {
 	if r.code != failure.ExitAuth {
 		t.Errorf("exit %d, want 4 (the other host saw no credentials): %s", r.code, r.errOut)
 	}
+	host := strings.TrimPrefix(other.srv.URL, "http://")
+	if !strings.Contains(r.errOut, "redirected the request to "+host+", another host, and the credentials were not sent there") || strings.Contains(r.errOut, "refused the credentials") {
+		t.Errorf("the error does not say the request went to another host without the credentials: %s", r.errOut)
+	}
 	if len(other.requests()) == 0 || len(other.held()) != 0 {
 		t.Errorf("the other host got %d requests and holds %d objects", len(other.requests()), len(other.held()))
 	}
