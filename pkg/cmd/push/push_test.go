@@ -359,18 +359,8 @@ func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
 	}
 	ev, _ := readDoc(t)
 	s.seed(ev, nil)
-	body, _ := json.Marshal(ev)
-	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/events/add", bytes.NewReader(body))
-	req.Header.Set("Authorization", s.key)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err = client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a second event with the same uuid: %d, want 403", resp.StatusCode)
+	if status, _ := s.post(t, "/events/add", ev); status != http.StatusForbidden {
+		t.Errorf("a second event with the same uuid: %d, want 403", status)
 	}
 	// A similar attribute (type, value and category of one the event
 	// has) under another uuid is refused, with MISP's reason.
@@ -381,20 +371,27 @@ func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
 		similar[k] = v
 	}
 	similar["uuid"] = "0b7a1f1e-0000-4000-8000-000000000002"
-	body, _ = json.Marshal(similar)
-	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/attributes/add/"+id, bytes.NewReader(body))
+	if status, answer := s.post(t, "/attributes/add/"+id, similar); status != http.StatusForbidden || !strings.Contains(answer, "A similar attribute already exists for this event.") {
+		t.Errorf("a similar attribute: %d %s, want 403 and MISP's reason", status, answer)
+	}
+}
+
+// post sends v to the stand-in as push does (the key, JSON both ways) and
+// returns the status and body of its answer.
+func (s *mispStandIn) post(t *testing.T, path string, v any) (int, string) {
+	t.Helper()
+	body, _ := json.Marshal(v)
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", s.key)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Content-Type", "application/json")
-	resp, err = client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(answer), "A similar attribute already exists for this event.") {
-		t.Errorf("a similar attribute: %d %s, want 403 and MISP's reason", resp.StatusCode, answer)
-	}
+	return resp.StatusCode, string(answer)
 }
 
 // TestMISPStandInChecksTheAPIDescription: a body that breaks MISP's

@@ -247,24 +247,14 @@ func TestTAXIIPushWaitIsBounded(t *testing.T) {
 	s.pendingPolls = 1 << 30
 	objects := readBundle(t)
 	ios, _, out, errOut := iostreams.Test()
-	opts := &TAXIIOptions{IO: ios, File: bundleFile, TAXIIOptions: push.TAXIIOptions{Wait: 300 * time.Millisecond},
-		Format: func() (output.Format, error) { return output.Table, nil },
-		Client: func() (*push.TAXII, error) {
-			c, err := api.New(api.Options{BaseURL: s.url(), Token: s.token, Timeout: 5 * time.Second}, false)
-			if err != nil {
-				return nil, err
-			}
-			tx := push.NewTAXII(c, writableCollection, bearer(s), "")
-			tx.Sleep = func(ctx context.Context, _ time.Duration) error {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(20 * time.Millisecond):
-					return nil
-				}
-			}
-			return tx, nil
-		}}
+	opts := sleepingOpts(ios, s, 300*time.Millisecond, func(ctx context.Context, _ time.Duration) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+			return nil
+		}
+	})
 	start := time.Now()
 	err := runTAXII(context.Background(), opts)
 	if took := time.Since(start); took > 5*time.Second {
@@ -663,20 +653,10 @@ func TestTAXIIPushInterrupted(t *testing.T) {
 			return 0, false, nil
 		}
 		ios, _, out, errOut := iostreams.Test()
-		opts := &TAXIIOptions{IO: ios, File: bundleFile, TAXIIOptions: push.TAXIIOptions{Wait: time.Minute},
-			Format: func() (output.Format, error) { return output.Table, nil },
-			Client: func() (*push.TAXII, error) {
-				c, err := api.New(api.Options{BaseURL: s.url(), Token: s.token, Timeout: 5 * time.Second}, false)
-				if err != nil {
-					return nil, err
-				}
-				tx := push.NewTAXII(c, writableCollection, bearer(s), "")
-				tx.Sleep = func(ctx context.Context, _ time.Duration) error {
-					cancel() // Ctrl-C during the first pause
-					return ctx.Err()
-				}
-				return tx, nil
-			}}
+		opts := sleepingOpts(ios, s, time.Minute, func(ctx context.Context, _ time.Duration) error {
+			cancel() // Ctrl-C during the first pause
+			return ctx.Err()
+		})
 		err := runTAXII(ctx, opts)
 		cancel()
 		code := failure.ExitCode(err)
@@ -691,4 +671,21 @@ func TestTAXIIPushInterrupted(t *testing.T) {
 			t.Errorf("%s: an interrupted push speaks of --wait: %q", tc.name, errOut)
 		}
 	}
+}
+
+// sleepingOpts is push taxii of bundleFile to the stand-in's writable
+// collection, a table report, following the statuses for wait with sleep
+// between polls.
+func sleepingOpts(ios *iostreams.IOStreams, s *taxiiStandIn, wait time.Duration, sleep func(context.Context, time.Duration) error) *TAXIIOptions {
+	return &TAXIIOptions{IO: ios, File: bundleFile, TAXIIOptions: push.TAXIIOptions{Wait: wait},
+		Format: func() (output.Format, error) { return output.Table, nil },
+		Client: func() (*push.TAXII, error) {
+			c, err := api.New(api.Options{BaseURL: s.url(), Token: s.token, Timeout: 5 * time.Second}, false)
+			if err != nil {
+				return nil, err
+			}
+			tx := push.NewTAXII(c, writableCollection, bearer(s), "")
+			tx.Sleep = sleep
+			return tx, nil
+		}}
 }
