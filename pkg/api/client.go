@@ -466,7 +466,8 @@ func (c *Client) try(parent context.Context, deadline time.Time, op, method stri
 	}
 	e := statusError(op, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	if final := resp.Request.URL; !strings.EqualFold(final.Host, u.Host) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
-		e.Hint = fmt.Sprintf("the service redirected to %s, which does not get the token (a token belongs to one host); point base_url at the host that answers", clean(final.Host))
+		e.RedirectedTo = clean(final.Host)
+		e.Hint = fmt.Sprintf("the service redirected to %s, which does not get the token (a token belongs to one host); point base_url at the host that answers", e.RedirectedTo)
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		e.Message = "redirected too many times or to a location that was not followed"

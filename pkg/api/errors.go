@@ -30,6 +30,15 @@ type APIError struct {
 	Message string       // the server's own words, sanitized and truncated
 	Hint    string       // what to do next
 	Err     error        // the cause, for --debug
+	// Body is the error answer's body as received (within the size cap),
+	// for a caller that reads a service's own error shape: MISP says why
+	// it refused an attribute in "errors", beside a "message" that only
+	// says it did.
+	Body []byte
+	// RedirectedTo is the host a redirect took the request to when it is
+	// not the host asked: the credentials were not sent there, so its
+	// 401 or 403 says nothing about them.
+	RedirectedTo string
 	// unreachable: no connection to the service was made (refused, no
 	// such host, no route, a TLS handshake or a proxy that failed), so
 	// the service never saw the request. See Unreachable.
@@ -91,7 +100,7 @@ func (e *APIError) HTTPStatus() int           { return e.Status }
 
 // statusError builds the error for a non-2xx response.
 func statusError(op string, status int, contentType string, body []byte) *APIError {
-	e := &APIError{Op: op, Status: status, Message: excerpt(contentType, body)}
+	e := &APIError{Op: op, Status: status, Message: excerpt(contentType, body), Body: body}
 	switch {
 	case status == http.StatusBadRequest:
 		e.Kind = failure.BadRequest

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -15,9 +16,9 @@ import (
 type STIXOptions struct {
 	// TLP is a TLP 2.0 level (see ParseTLP), or empty for no marking.
 	TLP string
-	// Rand is the source of the random ids (indicators, relationships,
-	// vulnerabilities, the bundle); nil means crypto/rand. Tests set it
-	// to get the same bundle twice.
+	// Rand is the source of the bundle's random id; nil means
+	// crypto/rand. Tests set it to get the same bundle twice. Every
+	// object in the bundle has the same id in every run.
 	Rand io.Reader
 }
 
@@ -110,9 +111,7 @@ func STIX(w io.Writer, r *report.Report, opts STIXOptions) error {
 // the note of an interrupted run last.
 func (b *bundler) write(w io.Writer, r *report.Report, opts STIXOptions) error {
 	if r.Interrupted {
-		if err := b.incomplete(); err != nil {
-			return err
-		}
+		b.incomplete()
 	}
 	id, err := uuid4(opts.Rand)
 	if err != nil {
@@ -126,7 +125,6 @@ func (b *bundler) write(w io.Writer, r *report.Report, opts STIXOptions) error {
 
 // bundler gathers the objects of one bundle.
 type bundler struct {
-	rand    io.Reader
 	time    string // created, modified and valid_from of what is made now
 	marking []string
 	objects []object
@@ -135,7 +133,6 @@ type bundler struct {
 
 func newBundler(r *report.Report, opts STIXOptions) (*bundler, error) {
 	b := &bundler{
-		rand:    opts.Rand,
 		time:    lookupTime(r).Format("2006-01-02T15:04:05.000Z"),
 		objects: []object{identity},
 		seen:    map[string]bool{},
@@ -151,34 +148,35 @@ func newBundler(r *report.Report, opts STIXOptions) (*bundler, error) {
 	return b, nil
 }
 
-// incomplete adds the note that says the bundle is not the whole run.
-func (b *bundler) incomplete() error {
-	id, err := uuid4(b.rand)
-	if err != nil {
-		return err
-	}
+// incomplete adds the note that says the bundle is not the whole run. What
+// identifies the note is what it is about, the objects it lists: the same
+// interrupted bundle pushed twice is one note, and a run cut off at
+// another point (other objects) is another note, since it says something
+// else.
+func (b *bundler) incomplete() {
 	var refs []string
 	for _, o := range b.objects {
 		if o.Type != "marking-definition" {
 			refs = append(refs, o.ID)
 		}
 	}
+	const abstract = "Incomplete: the run was interrupted"
 	b.objects = append(b.objects, object{
-		Type: "note", SpecVersion: "2.1", ID: "note--" + id, CreatedByRef: identity.ID,
+		Type: "note", SpecVersion: "2.1", ID: sdoID("note", append([]string{abstract}, slices.Sorted(slices.Values(refs))...)...), CreatedByRef: identity.ID,
 		Created: b.time, Modified: b.time,
-		Abstract:          "Incomplete: the run was interrupted",
+		Abstract:          abstract,
 		Content:           "The run was interrupted (Ctrl-C, SIGTERM or SIGHUP) before every value was looked up: this bundle holds only the values looked up before it stopped.",
 		ObjectRefs:        refs,
 		ObjectMarkingRefs: b.marking,
 	})
-	return nil
 }
 
 // add writes the objects of one indicator.
 func (b *bundler) add(in report.Indicator) error {
 	typ := typeOf(in)
 	if info, ok := ioc.Info(ioc.Type(typ)); ok && info.STIX.Type == "vulnerability" {
-		return b.vulnerability(in) // a domain object, not an observable
+		b.vulnerability(in) // a domain object, not an observable
+		return nil
 	}
 	obs, ok := observableOf(typ)
 	if !ok {
@@ -195,47 +193,35 @@ func (b *bundler) add(in report.Indicator) error {
 	if in.Status() != report.Matched {
 		return nil
 	}
-	return b.indicator(in, obs.pattern(value), sco.ID)
+	b.indicator(in, obs.pattern(value), sco.ID)
+	return nil
 }
 
-func (b *bundler) vulnerability(in report.Indicator) error {
+func (b *bundler) vulnerability(in report.Indicator) {
 	name := strings.ToUpper(in.Value)
 	if b.seen["cve "+name] {
-		return nil
+		return
 	}
 	b.seen["cve "+name] = true
-	id, err := uuid4(b.rand)
-	if err != nil {
-		return err
-	}
 	refs := []externalRef{{SourceName: "cve", ExternalID: name}}
 	if in.Status() == report.Matched {
 		refs = append(refs, resourceRefs(in.Resp.Results)...)
 	}
 	b.objects = append(b.objects, object{
-		Type: "vulnerability", SpecVersion: "2.1", ID: "vulnerability--" + id,
+		Type: "vulnerability", SpecVersion: "2.1", ID: sdoID("vulnerability", name),
 		CreatedByRef: identity.ID, Created: b.time, Modified: b.time,
 		Name: name, Description: matchDescription(in), ExternalReferences: refs,
 		ObjectMarkingRefs: b.marking,
 	})
-	return nil
 }
 
-func (b *bundler) indicator(in report.Indicator, pattern, scoID string) error {
+func (b *bundler) indicator(in report.Indicator, pattern, scoID string) {
 	if b.seen[pattern] {
-		return nil
+		return
 	}
 	b.seen[pattern] = true
-	id, err := uuid4(b.rand)
-	if err != nil {
-		return err
-	}
-	relID, err := uuid4(b.rand)
-	if err != nil {
-		return err
-	}
 	ind := object{
-		Type: "indicator", SpecVersion: "2.1", ID: "indicator--" + id,
+		Type: "indicator", SpecVersion: "2.1", ID: sdoID("indicator", "stix", pattern),
 		CreatedByRef: identity.ID, Created: b.time, Modified: b.time,
 		Name: in.Value, Description: matchDescription(in),
 		Pattern: pattern, PatternType: "stix", PatternVersion: "2.1", ValidFrom: b.time,
@@ -243,13 +229,12 @@ func (b *bundler) indicator(in report.Indicator, pattern, scoID string) error {
 		ObjectMarkingRefs:  b.marking,
 	}
 	rel := object{
-		Type: "relationship", SpecVersion: "2.1", ID: "relationship--" + relID,
+		Type: "relationship", SpecVersion: "2.1", ID: sdoID("relationship", "based-on", ind.ID, scoID),
 		CreatedByRef: identity.ID, Created: b.time, Modified: b.time,
 		RelationshipType: "based-on", SourceRef: ind.ID, TargetRef: scoID,
 		ObjectMarkingRefs: b.marking,
 	}
 	b.objects = append(b.objects, ind, rel)
-	return nil
 }
 
 // matchDescription says where the service matched the value, for a

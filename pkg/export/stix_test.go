@@ -238,11 +238,51 @@ func TestSTIXIDsStableAcrossRuns(t *testing.T) {
 		}
 		seen[id] = v
 	}
-	if byType(a, "indicator")[0]["id"] == byType(b, "indicator")[0]["id"] {
-		t.Error("indicator ids must be new in each run (UUIDv4)")
+	// Every object keeps its id in the next run (pushed again, it adds
+	// nothing to a TAXII collection); only the bundle, which no platform
+	// stores, is new.
+	if len(a.Objects) != len(b.Objects) {
+		t.Fatalf("%d objects in one run, %d in the next", len(a.Objects), len(b.Objects))
+	}
+	ids := map[string]bool{}
+	for i, o := range a.Objects {
+		id := o["id"].(string)
+		if next := b.Objects[i]["id"]; next != id {
+			t.Errorf("%s: %s in one run, %s in the next", o["type"], id, next)
+		}
+		if ids[id] {
+			t.Errorf("%s twice in one bundle", id)
+		}
+		ids[id] = true
+	}
+	for _, typ := range []string{"indicator", "relationship", "vulnerability"} {
+		if len(byType(a, typ)) == 0 {
+			t.Errorf("no %s in the bundle: the test checks nothing of it", typ)
+		}
 	}
 	if a.ID == b.ID {
 		t.Error("bundle ids must differ between runs")
+	}
+}
+
+// TestSDOIDs checks the ids of the objects tilookup makes against an
+// independent UUIDv5 and JSON implementation (Python's uuid and
+// json.dumps([type, *parts], ensure_ascii=False, separators=(",", ":"))
+// under namespace 9a2f23f3-e723-4ce3-bc74-376346eec008).
+func TestSDOIDs(t *testing.T) {
+	for _, c := range []struct {
+		typ   string
+		parts []string
+		want  string
+	}{
+		{"indicator", []string{"stix", "[ipv4-addr:value = '198.51.100.7']"}, "indicator--85b45096-c368-519e-a7ef-61ec76f0f1d2"},
+		{"vulnerability", []string{"CVE-2024-3094"}, "vulnerability--c99d37b7-caee-565f-b3d8-3eb83e0c9ada"},
+		{"relationship", []string{"based-on", "indicator--x", "ipv4-addr--y"}, "relationship--6d6ef6e0-821c-56a7-a61a-b76747373b63"},
+		{"indicator", []string{"stix", "[url:value = 'http://ex\u00e9/\\'<&>\u2028']"}, "indicator--fc392099-9f71-5577-9916-96833527cdd6"},
+	} {
+		if got := sdoID(c.typ, c.parts...); got != c.want {
+			t.Errorf("sdoID(%s %q) = %s, want %s", c.typ, c.parts, got, c.want)
+		}
 	}
 }
 

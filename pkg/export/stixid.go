@@ -41,9 +41,28 @@ func uuid5(ns [16]byte, name string) string {
 	return formatUUID(u)
 }
 
-// uuid4 is a random UUID read from r (crypto/rand when nil), for the
-// objects STIX wants unique per creation: indicators, relationships,
-// vulnerabilities, the bundle.
+// sdoNamespace is the UUIDv5 namespace of the objects tilookup makes
+// itself (a random UUID fixed once): indicators, vulnerabilities,
+// relationships, the note of an interrupted run.
+var sdoNamespace = [16]byte{0x9a, 0x2f, 0x23, 0xf3, 0xe7, 0x23, 0x4c, 0xe3, 0xbc, 0x74, 0x37, 0x63, 0x46, 0xee, 0xc0, 0x08}
+
+// sdoID is the id of an object tilookup makes, UUIDv5 of its type and of
+// what identifies it (an indicator's pattern type and pattern, a
+// vulnerability's name, a relationship's type and ends), so that every run
+// names the same object with the same id: a TAXII collection that has it
+// gets at most a new version of it (servers keep one per id and
+// modified), never a second object. The name hashed is the JSON array of
+// the parts, which no two lists of parts share.
+func sdoID(typ string, parts ...string) string {
+	name := "[" + jcsString(typ)
+	for _, p := range parts {
+		name += "," + jcsString(p)
+	}
+	return typ + "--" + uuid5(sdoNamespace, name+"]")
+}
+
+// uuid4 is a random UUID read from r (crypto/rand when nil), for what is
+// new in each run: a bundle, a MISP event.
 func uuid4(r io.Reader) (string, error) {
 	if r == nil {
 		r = rand.Reader

@@ -18,8 +18,7 @@ type Link struct {
 // between the observables of each link (STIX 2.1 lets a relationship join
 // two SCOs), so that a platform shows the neighbourhood a pivot walked. A
 // link with an end that has no observable (a CVE, an unknown type) is
-// left out: a vulnerability's id is random, and a relationship to an
-// object not in the bundle would dangle.
+// left out: a relationship to an object not in the bundle would dangle.
 func STIXLinked(w io.Writer, r *report.Report, links []Link, opts STIXOptions) error {
 	b, err := newBundler(r, opts)
 	if err != nil {
@@ -36,12 +35,13 @@ func STIXLinked(w io.Writer, r *report.Report, links []Link, opts STIXOptions) e
 		if !okFrom || !okTo || from == to {
 			continue
 		}
-		id, err := uuid4(b.rand)
-		if err != nil {
-			return err
+		id := sdoID("relationship", "related-to", from, to)
+		if b.seen[id] {
+			continue // the same two values, linked again
 		}
+		b.seen[id] = true
 		b.objects = append(b.objects, object{
-			Type: "relationship", SpecVersion: "2.1", ID: "relationship--" + id,
+			Type: "relationship", SpecVersion: "2.1", ID: id,
 			CreatedByRef: identity.ID, Created: b.time, Modified: b.time,
 			RelationshipType: "related-to", Description: l.Description, SourceRef: from, TargetRef: to,
 			ObjectMarkingRefs: b.marking,

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // OpMISP names MISP's calls in error messages.
@@ -128,6 +131,19 @@ type MISPResult struct {
 	WouldAdd []WouldAdd `json:"would_add,omitempty"`
 	// NewEvent: the event did not exist (a dry run would create it).
 	NewEvent bool `json:"new_event,omitempty"`
+	// Total is how many attributes the document holds.
+	Total int `json:"-"`
+}
+
+// Progress says how far a push got, for the line of an interrupted one:
+// the event and what was added, and how many attributes were not sent.
+func (r *MISPResult) Progress() string {
+	rest := r.Total - r.Added - r.Existing - len(r.Failed)
+	if r.EventID == "" {
+		return fmt.Sprintf("event %s not confirmed by MISP, %d attributes not sent", r.EventUUID, rest)
+	}
+	return fmt.Sprintf("event %s (id %s): %d attributes added, %d already there, %d failed, %d not sent",
+		r.EventUUID, r.EventID, r.Added, r.Existing, len(r.Failed), rest)
 }
 
 // WouldAdd is one attribute a dry run would send.
@@ -172,7 +188,7 @@ func (r *remote) has(a Attribute) bool {
 // lacks; then publishes it when asked. The result says what was done even
 // when an error stops the push part-way.
 func (m *MISP) Push(ctx context.Context, ev *Event, opts MISPOptions) (*MISPResult, error) {
-	res := &MISPResult{EventUUID: ev.UUID, Failed: []Failed{}, DryRun: opts.DryRun}
+	res := &MISPResult{EventUUID: ev.UUID, Failed: []Failed{}, DryRun: opts.DryRun, Total: len(ev.Attributes)}
 	target := ev.UUID
 	if opts.Event != "" {
 		target = opts.Event
@@ -307,13 +323,17 @@ func (m *MISP) addAttributes(ctx context.Context, have *remote, missing []Attrib
 			res.Failed = append(res.Failed, refused...)
 			return err
 		}
-		refused = append(refused, Failed{UUID: a.UUID, Value: a.Value, Error: reason(err)})
+		refused = append(refused, Failed{UUID: a.UUID, Value: a.Value, Error: mispReason(err)})
 		refusedAttrs = append(refusedAttrs, a)
 	}
 	if len(refused) == 0 {
 		return nil
 	}
 	now, err := m.view(ctx, have.ID)
+	if failure.KindOf(err) == failure.Interrupted {
+		res.Failed = append(res.Failed, refused...)
+		return err
+	}
 	if err != nil || now == nil {
 		res.Failed = append(res.Failed, refused...)
 		return nil
@@ -342,6 +362,56 @@ func attributePayload(a Attribute) map[string]any {
 	return out
 }
 
+// mispReason is what MISP said about a refused request: its status and
+// message, then the reasons it gives in "errors", which the message
+// ("Could not add Attribute") leaves out. MISP writes them as a string,
+// or as each field's messages ({"value": ["IP address has an invalid
+// format."]}), nested under the model's name for an event.
+func mispReason(err error) string {
+	r := reason(err)
+	var ae *api.APIError
+	if !errors.As(err, &ae) || len(ae.Body) == 0 {
+		return r
+	}
+	var doc struct {
+		Errors any `json:"errors"`
+	}
+	if json.Unmarshal(ae.Body, &doc) != nil {
+		return r
+	}
+	var why []string
+	errorTexts(doc.Errors, "", &why)
+	if len(why) == 0 {
+		return r
+	}
+	return sanitize.Truncate(sanitize.String(r+": "+strings.Join(why, "; ")), maxReason)
+}
+
+// maxReason bounds a refusal's text: it is one line of a report.
+const maxReason = 500
+
+// errorTexts gathers the messages of MISP's errors, each after the name
+// of the field it is about.
+func errorTexts(v any, field string, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		if x = strings.TrimSpace(x); x != "" {
+			if field != "" {
+				x = field + ": " + x
+			}
+			*out = append(*out, x)
+		}
+	case []any:
+		for _, e := range x {
+			errorTexts(e, field, out)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			errorTexts(x[k], k, out)
+		}
+	}
+}
+
 // authRefused tells a refused key apart from a refused attribute: MISP
 // answers 403 to both, "Authentication failed" to the first.
 func authRefused(err error) bool {
@@ -363,7 +433,7 @@ func (m *MISP) call(ctx context.Context, method, path string, payload []byte) ([
 	body, err := m.Client.Send(ctx, OpMISP, method, m.Client.URL(path), m.header, payload)
 	if err != nil {
 		if authRefused(err) {
-			return nil, refusedCredentials(err, "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host")
+			return nil, refusedCredentials(err, "MISP refused the key: check TILOOKUP_MISP_KEY or run `tilookup auth login --host` with the MISP host", "MISP", "the key was", "misp_url")
 		}
 		return nil, err
 	}

@@ -57,8 +57,11 @@ func clientError(err error) bool {
 
 // refusedCredentials is err, an answer refusing the credentials, made an
 // authentication failure (exit 4) whose hint names the platform's own
-// settings rather than the lookup service's.
-func refusedCredentials(err error, hint string) error {
+// settings rather than the lookup service's. An answer from another host,
+// which a redirect led to, is not about the credentials, which were not
+// sent there: it says so (secret: "the key was"), and which setting to
+// fix (setting, such as misp_url).
+func refusedCredentials(err error, hint, platform, secret, setting string) error {
 	var ae *api.APIError
 	if !errors.As(err, &ae) {
 		return err
@@ -66,6 +69,11 @@ func refusedCredentials(err error, hint string) error {
 	refused := *ae
 	refused.Kind = failure.Auth
 	refused.Hint = hint
+	if ae.RedirectedTo != "" {
+		refused.Message = fmt.Sprintf("%s redirected the request to %s, another host, and %s not sent there; it answered: %s",
+			platform, ae.RedirectedTo, secret, ae.Message)
+		refused.Hint = "point " + setting + " at the host that answers, " + ae.RedirectedTo + " if you trust it"
+	}
 	return &refused
 }
 

@@ -133,6 +133,8 @@ type TAXIIResult struct {
 	// NotSent counts the objects a fault left unsent: a re-run sends
 	// them.
 	NotSent int `json:"not_sent,omitempty"`
+	// Sent counts the objects the server received (taken or refused).
+	Sent int `json:"-"`
 	// Warnings say what could not be followed (a status that stopped
 	// answering).
 	Warnings []string `json:"warnings,omitempty"`
@@ -278,9 +280,11 @@ func (t *TAXII) Push(ctx context.Context, b *Bundle, opts TAXIIOptions) (*TAXIIR
 		st, err := t.add(ctx, bt)
 		switch {
 		case err == nil:
+			res.Sent += len(bt.objects)
 			statuses = append(statuses, st)
 			res.StatusIDs = append(res.StatusIDs, st.ID)
 		case t.refusal(err):
+			res.Sent += len(bt.objects)
 			for _, o := range bt.objects {
 				res.fail(o, reason(err))
 			}
@@ -294,7 +298,22 @@ func (t *TAXII) Push(ctx context.Context, b *Bundle, opts TAXIIOptions) (*TAXIIR
 	}
 	t.follow(ctx, statuses, opts.Wait, res)
 	res.tally(statuses)
+	if ctx.Err() != nil {
+		// Stopped while following the statuses: what is pending is the
+		// server's to finish, but the push did not wait for it as asked.
+		return res, failure.Wrap(failure.Interrupted, ctx.Err(), "interrupted")
+	}
 	return res, nil
+}
+
+// Progress says how far a push got, for the line of an interrupted one:
+// what was sent and what the server has still pending.
+func (r *TAXIIResult) Progress() string {
+	s := fmt.Sprintf("%d of %d objects sent (%d succeeded, %d failed, %d pending", r.Sent, r.TotalCount, r.SuccessCount, r.FailureCount, r.PendingCount)
+	if r.PendingCount > 0 {
+		s += ": the server goes on with them, status " + strings.Join(r.StatusIDs, ", ")
+	}
+	return s + ")"
 }
 
 func (r *TAXIIResult) fail(o Object, msg string) {
@@ -458,7 +477,7 @@ func (t *TAXII) call(ctx context.Context, method string, u *url.URL, payload []b
 	}
 	body, err := t.Client.Send(ctx, OpTAXII, method, u, header, payload)
 	if s := status(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
-		return nil, refusedCredentials(err, "the TAXII server refused the credentials: check TILOOKUP_TAXII_TOKEN (or TILOOKUP_TAXII_USER and TILOOKUP_TAXII_PASSWORD), or run `tilookup auth login --host` with the TAXII host")
+		return nil, refusedCredentials(err, "the TAXII server refused the credentials: check TILOOKUP_TAXII_TOKEN (or TILOOKUP_TAXII_USER and TILOOKUP_TAXII_PASSWORD), or run `tilookup auth login --host` with the TAXII host", "the TAXII server", "the credentials were", "taxii_url")
 	}
 	return body, err
 }

@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"github.com/tilookup/tilookup/pkg/credentials"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // networkFlags are the lookup client's settings that a push honours too:
@@ -58,6 +61,27 @@ func readInput[T any](ios *iostreams.IOStreams, file, usage string, read func(io
 type outcome interface {
 	Unsent() int
 	Refused() int
+	// Progress says how far it got: what was sent, what is pending.
+	Progress() string
+}
+
+// interrupted ends a push that Ctrl-C (SIGTERM, SIGHUP) stopped as every
+// interrupted run of tilookup ends: one line on stderr that says how far
+// it got and how to go on, and exit 130; the interrupt itself is not
+// printed again. -o json still gets the result, for a script.
+func interrupted(ios *iostreams.IOStreams, format output.Format, res outcome, why string) error {
+	if format == output.JSON || format == output.NDJSON {
+		if err := json.NewEncoder(ios.Out).Encode(res); err != nil {
+			return failure.WriteError(err)
+		}
+	}
+	if ios.IsStderrTTY() {
+		// The terminal echoed ^C where the cursor was: start a line of
+		// our own.
+		fmt.Fprintln(ios.ErrOut)
+	}
+	fmt.Fprintf(ios.ErrOut, "interrupted: %s; to go on, run the same push again%s\n", sanitize.String(res.Progress()), why)
+	return &failure.Reported{Code: failure.ExitInterrupted}
 }
 
 // finish ends every push the same way once its report is printed: a fault
@@ -179,7 +203,16 @@ func secret(f *online.Factory, rawURL, env, what string) (string, error) {
 	s, _, err := store.Token(host)
 	if errors.Is(err, credentials.ErrNoToken) {
 		return "", failure.New(failure.Config, "no %s for %s", what, host).
-			WithHint("run `tilookup auth login --host " + host + "`, or set " + env)
+			WithHint("set " + env + ", or run `tilookup auth login --host " + host + "`")
+	}
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		// A keyring that cannot be read keeps its explanation, but its
+		// hint names the lookup service's token: say what gives this
+		// platform its secret.
+		kept := *fe
+		kept.Hint = "set " + env + ", or keep the " + what + " in a file with `tilookup auth login --host " + host + " --insecure-storage`"
+		return "", &kept
 	}
 	return s, err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/cmdutil/online"
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/push"
@@ -107,6 +108,9 @@ func runMISP(ctx context.Context, opts *MISPOptions) error {
 		return err
 	}
 	res, pushErr := client.Push(ctx, ev, opts.MISPOptions)
+	if failure.KindOf(pushErr) == failure.Interrupted {
+		return interrupted(opts.IO, format, res, "")
+	}
 	return finish(opts.IO, res, pushErr, report(opts.IO, format, res, pushErr), "attributes", "")
 }
 

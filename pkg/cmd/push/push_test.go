@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -16,7 +17,9 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/credentials"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/failure"
+	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 	"github.com/tilookup/tilookup/pkg/push"
@@ -56,6 +59,12 @@ type run struct {
 // pushTo runs `push misp` on file against the stand-in, with key.
 func pushTo(t *testing.T, s *mispStandIn, key, file string, format output.Format, o push.MISPOptions) run {
 	t.Helper()
+	return pushToCtx(context.Background(), t, s, key, file, format, o)
+}
+
+// pushToCtx is pushTo under ctx, which a test cancels as Ctrl-C does.
+func pushToCtx(ctx context.Context, t *testing.T, s *mispStandIn, key, file string, format output.Format, o push.MISPOptions) run {
+	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	var debug bytes.Buffer
 	opts := &MISPOptions{IO: ios, File: file, MISPOptions: o,
@@ -68,7 +77,7 @@ func pushTo(t *testing.T, s *mispStandIn, key, file string, format output.Format
 			}
 			return push.NewMISP(c, key, "tilookup-test"), nil
 		}}
-	err := runMISP(context.Background(), opts)
+	err := runMISP(ctx, opts)
 	if err != nil && !isReported(err) {
 		errOut.WriteString(err.Error())
 	}
@@ -154,21 +163,22 @@ func TestPushReportsWhatMISPDropped(t *testing.T) {
 	s := newMISPStandIn(t, loadOpenAPI(t))
 	_, attrs := readDoc(t)
 	bad := attrs[2]["value"].(string)
-	s.refuse[bad] = true
+	const why = "Invalid vulnerability ID format."
+	s.refuse[bad] = why
 	r := pushTo(t, s, s.key, eventFile, output.JSON, push.MISPOptions{})
 	if r.code != failure.ExitNoMatch {
 		t.Fatalf("exit %d, want 1: %s", r.code, r.errOut)
 	}
 	var res push.MISPResult
 	_ = json.Unmarshal([]byte(r.out), &res)
-	if len(res.Failed) != 1 || res.Failed[0].Value != bad || res.Failed[0].UUID != attrs[2]["uuid"] || !strings.Contains(res.Failed[0].Error, "Could not add Attribute") {
-		t.Errorf("failed = %+v, want %s named with MISP's reason", res.Failed, bad)
+	if len(res.Failed) != 1 || res.Failed[0].Value != bad || res.Failed[0].UUID != attrs[2]["uuid"] || !strings.Contains(res.Failed[0].Error, "Could not add Attribute") || !strings.Contains(res.Failed[0].Error, "value: "+why) {
+		t.Errorf("failed = %+v, want %s named with MISP's reason (%q)", res.Failed, bad, why)
 	}
 	if res.Added != len(attrs)-1 {
 		t.Errorf("added %d, want %d", res.Added, len(attrs)-1)
 	}
 	table := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
-	if table.code != 1 || !strings.Contains(table.errOut, "refused attribute "+attrs[2]["uuid"].(string)) || !strings.Contains(table.out, "1 failed") {
+	if table.code != 1 || !strings.Contains(table.errOut, "refused attribute "+attrs[2]["uuid"].(string)) || !strings.Contains(table.errOut, why) || !strings.Contains(table.out, "1 failed") {
 		t.Errorf("the table report does not name the refused attribute: %q %q", table.out, table.errOut)
 	}
 }
@@ -240,6 +250,10 @@ func TestPushKeyStaysOnItsHost(t *testing.T) {
 	r := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{})
 	if r.code != failure.ExitAuth {
 		t.Errorf("exit %d, want 4 (the other host saw no key): %s", r.code, r.errOut)
+	}
+	host := strings.TrimPrefix(other.srv.URL, "http://")
+	if !strings.Contains(r.errOut, "redirected the request to "+host+", another host, and the key was not sent there") || strings.Contains(r.errOut, "refused the key") {
+		t.Errorf("the error does not say the request went to another host without the key: %s", r.errOut)
 	}
 	if len(other.events) != 0 || len(other.requests()) == 0 {
 		t.Errorf("the other host got %d requests and %d events", len(other.requests()), len(other.events))
@@ -328,7 +342,8 @@ func TestPushExitCodes(t *testing.T) {
 }
 
 // TestMISPStandInRefusesAsMISPDoes: no Accept is a redirect to the login
-// page, and a second event with the same uuid is refused.
+// page, a second event with the same uuid is refused, and so is a
+// similar attribute.
 func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
 	s := newMISPStandIn(t, loadOpenAPI(t))
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -344,19 +359,39 @@ func TestMISPStandInRefusesAsMISPDoes(t *testing.T) {
 	}
 	ev, _ := readDoc(t)
 	s.seed(ev, nil)
-	body, _ := json.Marshal(ev)
-	req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/events/add", bytes.NewReader(body))
+	if status, _ := s.post(t, "/events/add", ev); status != http.StatusForbidden {
+		t.Errorf("a second event with the same uuid: %d, want 403", status)
+	}
+	// A similar attribute (type, value and category of one the event
+	// has) under another uuid is refused, with MISP's reason.
+	_, attrs := readDoc(t)
+	id := s.seed(map[string]any{"uuid": "5e0c1c2e-6d1a-4f55-9a55-222222222222", "info": "case"}, attrs[:1])
+	similar := map[string]any{}
+	for k, v := range attrs[0] {
+		similar[k] = v
+	}
+	similar["uuid"] = "0b7a1f1e-0000-4000-8000-000000000002"
+	if status, answer := s.post(t, "/attributes/add/"+id, similar); status != http.StatusForbidden || !strings.Contains(answer, "A similar attribute already exists for this event.") {
+		t.Errorf("a similar attribute: %d %s, want 403 and MISP's reason", status, answer)
+	}
+}
+
+// post sends v to the stand-in as push does (the key, JSON both ways) and
+// returns the status and body of its answer.
+func (s *mispStandIn) post(t *testing.T, path string, v any) (int, string) {
+	t.Helper()
+	body, _ := json.Marshal(v)
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", s.key)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Content-Type", "application/json")
-	resp, err = client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a second event with the same uuid: %d, want 403", resp.StatusCode)
-	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(answer)
 }
 
 // TestMISPStandInChecksTheAPIDescription: a body that breaks MISP's
@@ -427,5 +462,143 @@ func TestCheckMISPKey(t *testing.T) {
 	}
 	if reqs := s.requests(); len(reqs) != 2 || reqs[0] != "GET /users/view/me" {
 		t.Errorf("requests %v, want GET /users/view/me twice", reqs)
+	}
+}
+
+// runDocument writes the -o misp document of one run over the values of
+// eventFile (a new event each time, as every run is), to a file.
+func runDocument(t *testing.T, attrs []map[string]any) string {
+	t.Helper()
+	var run export.MISPRun
+	for _, a := range attrs {
+		if a["type"] == "link" {
+			continue // a detail page: written from a finding's matches
+		}
+		typ := map[string]ioc.Type{"ip-dst": ioc.IPv4, "vulnerability": ioc.CVE}[a["type"].(string)]
+		if typ == "" {
+			typ = ioc.Type(a["type"].(string))
+		}
+		run.Findings = append(run.Findings, export.Finding{Value: a["value"].(string), Type: typ})
+	}
+	var b bytes.Buffer
+	if err := export.MISPEvent(&b, run, export.MISPOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPushSecondRun: a second run of the same values is a new event whose
+// attributes MISP takes (attribute uuids are unique across the instance:
+// the first event's must not come back), and added to the first event
+// with --event it adds nothing, MISP holding each value already.
+func TestPushSecondRun(t *testing.T) {
+	s := newMISPStandIn(t, loadOpenAPI(t))
+	_, attrs := readDoc(t)
+	first, second := runDocument(t, attrs), runDocument(t, attrs)
+	r := pushTo(t, s, s.key, first, output.JSON, push.MISPOptions{})
+	var one push.MISPResult
+	if err := json.Unmarshal([]byte(r.out), &one); err != nil || r.code != 0 || one.Added == 0 {
+		t.Fatalf("first run: exit %d, %q %s", r.code, r.out, r.errOut)
+	}
+	again := pushTo(t, s, s.key, second, output.JSON, push.MISPOptions{Event: one.EventID})
+	var res push.MISPResult
+	if err := json.Unmarshal([]byte(again.out), &res); err != nil || again.code != 0 {
+		t.Fatalf("second run into event %s: exit %d, %q %s", one.EventID, again.code, again.out, again.errOut)
+	}
+	if res.Added != 0 || res.Existing != one.Added || len(res.Failed) != 0 {
+		t.Errorf("second run into event %s: %+v, want nothing added and %d there", one.EventID, res, one.Added)
+	}
+	apart := pushTo(t, s, s.key, second, output.JSON, push.MISPOptions{})
+	var two push.MISPResult
+	if err := json.Unmarshal([]byte(apart.out), &two); err != nil || apart.code != 0 || two.Added != one.Added || two.EventID == one.EventID {
+		t.Errorf("second run as its own event: exit %d, %q %s; want %d added to a new event", apart.code, apart.out, apart.errOut, one.Added)
+	}
+	for u, n := range s.attributes() {
+		if n != 1 {
+			t.Errorf("attribute uuid %s is on MISP %d times", u, n)
+		}
+	}
+}
+
+// TestPushMISPInterrupted: Ctrl-C at any request of a push ends it as an
+// interrupted run (exit 130, the "interrupted: …; to go on" line saying
+// what was added and what was not sent), and the same push run again
+// completes it.
+func TestPushMISPInterrupted(t *testing.T) {
+	api := loadOpenAPI(t)
+	_, attrs := readDoc(t)
+	// GET the event, POST it, then each refused attribute alone, the
+	// view after the refusals, the publish: one of each stage.
+	for at := 1; at <= 5; at++ {
+		s := newMISPStandIn(t, api)
+		s.refuse[attrs[1]["value"].(string)] = "Invalid value."
+		ctx, cancel := context.WithCancel(context.Background())
+		s.fault = func(n int, r *http.Request) (int, bool) {
+			if n == at {
+				cancel()
+			}
+			return 0, false
+		}
+		r := pushToCtx(ctx, t, s, s.key, eventFile, output.Table, push.MISPOptions{Publish: true})
+		cancel()
+		if r.code != failure.ExitInterrupted || !strings.HasPrefix(r.errOut, "interrupted: event ") || !strings.Contains(r.errOut, "not sent; to go on, run the same push again") {
+			t.Errorf("Ctrl-C at request %d (%s): exit %d, %q %q", at, s.requests()[at-1], r.code, r.out, r.errOut)
+		}
+		s.fault = nil
+		s.refuse = map[string]string{}
+		if again := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{Publish: true}); again.code != 0 {
+			t.Errorf("Ctrl-C at request %d: the re-run: exit %d, %s", at, again.code, again.errOut)
+		}
+		exactlyOnce(t, s, attrs)
+	}
+}
+
+// brokenKeyring fails as a keyring that cannot be reached does.
+type brokenKeyring struct{}
+
+func (brokenKeyring) Get(string, string) (string, error) {
+	return "", errors.New("the keyring daemon is gone")
+}
+func (brokenKeyring) Set(string, string, string) error {
+	return errors.New("the keyring daemon is gone")
+}
+func (brokenKeyring) Delete(string, string) error { return errors.New("the keyring daemon is gone") }
+
+// TestPushCredentialAdvice: with no secret for the platform, whether the
+// keyring has none or cannot be read, push names the platform's own
+// variable and `auth login --host` with the platform's host, never
+// TILOOKUP_TOKEN (which never goes to MISP or TAXII).
+func TestPushCredentialAdvice(t *testing.T) {
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	t.Setenv("TILOOKUP_TOKEN", "")
+	t.Setenv("TILOOKUP_MISP_URL", "https://misp.example")
+	t.Setenv("TILOOKUP_TAXII_URL", "https://taxii.example/api1/")
+	t.Setenv("TILOOKUP_TAXII_COLLECTION", writableCollection)
+	for _, k := range []string{EnvMISPKey, EnvTAXIIToken, EnvTAXIIUser, EnvTAXIIPassword} {
+		t.Setenv(k, "")
+	}
+	ios, _, _, _ := iostreams.Test()
+	for _, kr := range []credentials.Keyring{emptyKeyring{}, brokenKeyring{}} {
+		f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}, Keyring: kr}
+		check := func(what string, err error, env, host string) {
+			t.Helper()
+			msg := err.Error()
+			if failure.ExitCode(err) != failure.ExitConfig || strings.Contains(msg, "TILOOKUP_TOKEN") ||
+				!strings.Contains(msg, env) || !strings.Contains(msg, "tilookup auth login --host "+host) {
+				t.Errorf("%T, %s: %v; want exit 3 naming %s and auth login --host %s, not TILOOKUP_TOKEN", kr, what, err, env, host)
+			}
+		}
+		_, err := mispClient(f)
+		check("MISP key", err, EnvMISPKey, "misp.example")
+		_, err = taxiiClient(f)
+		check("TAXII token", err, EnvTAXIIToken, "taxii.example")
+		t.Setenv(EnvTAXIIUser, "analyst")
+		_, err = taxiiClient(f)
+		check("TAXII password", err, EnvTAXIIPassword, "taxii.example")
+		t.Setenv(EnvTAXIIUser, "")
 	}
 }

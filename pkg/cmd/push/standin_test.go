@@ -180,9 +180,10 @@ type mispStandIn struct {
 	// events by id; byUUID maps an event uuid to its id.
 	events map[string]*standInEvent
 	byUUID map[string]string
-	// refuse holds values MISP refuses as attributes: /events/add drops
-	// them silently, /attributes/add answers 403.
-	refuse map[string]bool
+	// refuse holds values MISP refuses as attributes, with MISP's
+	// reason: /events/add drops them silently, /attributes/add answers
+	// 403 with the reason in "errors".
+	refuse map[string]string
 	// fault, when set, may answer a request itself (after it took
 	// effect when commit is true): n counts the requests, from 1.
 	fault func(n int, r *http.Request) (status int, commit bool)
@@ -199,7 +200,7 @@ type standInEvent struct {
 
 func newMISPStandIn(t *testing.T, api *openAPI) *mispStandIn {
 	s := &mispStandIn{t: t, api: api, key: "misp-key-0123456789abcdef", events: map[string]*standInEvent{},
-		byUUID: map[string]string{}, refuse: map[string]bool{}}
+		byUUID: map[string]string{}, refuse: map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	t.Cleanup(func() {
@@ -308,7 +309,7 @@ func (s *mispStandIn) handle(w http.ResponseWriter, r *http.Request, body []byte
 		ev := &standInEvent{fields: fields}
 		for _, a := range list {
 			m := a.(map[string]any)
-			if s.refuse[m["value"].(string)] || s.hasUUID(m["uuid"]) {
+			if s.refusal(ev, m) != nil {
 				continue // dropped without a word, as MISP does
 			}
 			ev.attrs = append(ev.attrs, m)
@@ -324,9 +325,10 @@ func (s *mispStandIn) handle(w http.ResponseWriter, r *http.Request, body []byte
 		}
 		var m map[string]any
 		_ = json.Unmarshal(body, &m)
-		if s.refuse[m["value"].(string)] || s.hasUUID(m["uuid"]) {
+		if why := s.refusal(ev, m); why != nil {
 			e := apiError("Could not add Attribute", r.URL.Path)
-			e["errors"] = map[string]any{"value": []string{"Invalid value or a duplicate uuid"}}
+			e["saved"] = false
+			e["errors"] = why
 			s.answer(w, http.StatusForbidden, e)
 			return
 		}
@@ -351,6 +353,26 @@ func (s *mispStandIn) find(idOrUUID string) *standInEvent {
 		idOrUUID = id
 	}
 	return s.events[idOrUUID]
+}
+
+// refusal is MISP's validation of a new attribute of ev, as its
+// "errors" (field → messages); nil when MISP takes it. MISP refuses an
+// invalid value, a uuid another attribute has anywhere on the instance,
+// and a "similar attribute": the same type, value and category in the
+// same event (Attribute::valueIsUnique).
+func (s *mispStandIn) refusal(ev *standInEvent, m map[string]any) map[string]any {
+	if why, ok := s.refuse[m["value"].(string)]; ok {
+		return map[string]any{"value": []string{why}}
+	}
+	if s.hasUUID(m["uuid"]) {
+		return map[string]any{"uuid": []string{"The UUID provided is not unique"}}
+	}
+	for _, a := range ev.attrs {
+		if a["type"] == m["type"] && a["value"] == m["value"] && a["category"] == m["category"] {
+			return map[string]any{"value": []string{"A similar attribute already exists for this event."}}
+		}
+	}
+	return nil
 }
 
 // hasUUID: MISP keeps attribute uuids unique across the instance.

@@ -117,6 +117,9 @@ func runTAXII(ctx context.Context, opts *TAXIIOptions) error {
 		return err
 	}
 	res, pushErr := client.Push(ctx, bundle, opts.TAXIIOptions)
+	if failure.KindOf(pushErr) == failure.Interrupted {
+		return interrupted(opts.IO, format, res, " (the server keeps one copy of each)")
+	}
 	return finish(opts.IO, res, pushErr, reportTAXII(opts.IO, format, res, pushErr), "objects", " (the server keeps one copy of each)")
 }
 

@@ -247,24 +247,14 @@ func TestTAXIIPushWaitIsBounded(t *testing.T) {
 	s.pendingPolls = 1 << 30
 	objects := readBundle(t)
 	ios, _, out, errOut := iostreams.Test()
-	opts := &TAXIIOptions{IO: ios, File: bundleFile, TAXIIOptions: push.TAXIIOptions{Wait: 300 * time.Millisecond},
-		Format: func() (output.Format, error) { return output.Table, nil },
-		Client: func() (*push.TAXII, error) {
-			c, err := api.New(api.Options{BaseURL: s.url(), Token: s.token, Timeout: 5 * time.Second}, false)
-			if err != nil {
-				return nil, err
-			}
-			tx := push.NewTAXII(c, writableCollection, bearer(s), "")
-			tx.Sleep = func(ctx context.Context, _ time.Duration) error {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(20 * time.Millisecond):
-					return nil
-				}
-			}
-			return tx, nil
-		}}
+	opts := sleepingOpts(ios, s, 300*time.Millisecond, func(ctx context.Context, _ time.Duration) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+			return nil
+		}
+	})
 	start := time.Now()
 	err := runTAXII(context.Background(), opts)
 	if took := time.Since(start); took > 5*time.Second {
@@ -399,6 +389,10 @@ func TestTAXIIPushCredentialsStayOnTheirHost(t *testing.T) {
 	r := taxiiPush(t, s, bearer(s), writableCollection, bundleFile, output.Table, push.TAXIIOptions{})
 	if r.code != failure.ExitAuth {
 		t.Errorf("exit %d, want 4 (the other host saw no credentials): %s", r.code, r.errOut)
+	}
+	host := strings.TrimPrefix(other.srv.URL, "http://")
+	if !strings.Contains(r.errOut, "redirected the request to "+host+", another host, and the credentials were not sent there") || strings.Contains(r.errOut, "refused the credentials") {
+		t.Errorf("the error does not say the request went to another host without the credentials: %s", r.errOut)
 	}
 	if len(other.requests()) == 0 || len(other.held()) != 0 {
 		t.Errorf("the other host got %d requests and holds %d objects", len(other.requests()), len(other.held()))
@@ -631,4 +625,67 @@ func TestTAXIIPushCollectionIDAsGiven(t *testing.T) {
 	if failure.ExitCode(err) != failure.ExitConfig {
 		t.Errorf("a collection id with a slash: %v", err)
 	}
+}
+
+// TestTAXIIPushInterrupted: Ctrl-C while push taxii sends, or while it
+// follows pending statuses, ends it as an interrupted run: exit 130 and
+// the "interrupted: …; to go on" line saying what was sent and what the
+// server has pending, never the report of a --wait that ran out.
+func TestTAXIIPushInterrupted(t *testing.T) {
+	objects := readBundle(t)
+	for _, tc := range []struct {
+		name string
+		// at is the request whose handling the interrupt comes during;
+		// 0 interrupts the first pause between polls instead.
+		at   int
+		want string
+	}{
+		{"while sending", 3, "interrupted: 0 of " + strconv.Itoa(len(objects)) + " objects sent (0 succeeded, 0 failed, 0 pending)"},
+		{"while following", 0, "interrupted: " + strconv.Itoa(len(objects)) + " of " + strconv.Itoa(len(objects)) + " objects sent (0 succeeded, 0 failed, " + strconv.Itoa(len(objects)) + " pending: the server goes on with them, status "},
+	} {
+		s := newTAXIIStandIn(t)
+		s.pendingPolls = 1 << 30
+		ctx, cancel := context.WithCancel(context.Background())
+		s.fault = func(n int, r *http.Request) (int, bool, http.Header) {
+			if n == tc.at {
+				cancel()
+			}
+			return 0, false, nil
+		}
+		ios, _, out, errOut := iostreams.Test()
+		opts := sleepingOpts(ios, s, time.Minute, func(ctx context.Context, _ time.Duration) error {
+			cancel() // Ctrl-C during the first pause
+			return ctx.Err()
+		})
+		err := runTAXII(ctx, opts)
+		cancel()
+		code := failure.ExitCode(err)
+		if rep, ok := err.(*failure.Reported); ok {
+			code = rep.Code
+		}
+		if code != failure.ExitInterrupted || !strings.HasPrefix(errOut.String(), tc.want) ||
+			!strings.HasSuffix(errOut.String(), "; to go on, run the same push again (the server keeps one copy of each)\n") {
+			t.Errorf("%s: exit %d (%v), %q %q, want %q…", tc.name, code, err, out, errOut, tc.want)
+		}
+		if strings.Contains(errOut.String(), "after --wait") {
+			t.Errorf("%s: an interrupted push speaks of --wait: %q", tc.name, errOut)
+		}
+	}
+}
+
+// sleepingOpts is push taxii of bundleFile to the stand-in's writable
+// collection, a table report, following the statuses for wait with sleep
+// between polls.
+func sleepingOpts(ios *iostreams.IOStreams, s *taxiiStandIn, wait time.Duration, sleep func(context.Context, time.Duration) error) *TAXIIOptions {
+	return &TAXIIOptions{IO: ios, File: bundleFile, TAXIIOptions: push.TAXIIOptions{Wait: wait},
+		Format: func() (output.Format, error) { return output.Table, nil },
+		Client: func() (*push.TAXII, error) {
+			c, err := api.New(api.Options{BaseURL: s.url(), Token: s.token, Timeout: 5 * time.Second}, false)
+			if err != nil {
+				return nil, err
+			}
+			tx := push.NewTAXII(c, writableCollection, bearer(s), "")
+			tx.Sleep = sleep
+			return tx, nil
+		}}
 }
