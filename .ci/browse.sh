@@ -2,12 +2,15 @@
 # tilookup browse in a real terminal, driven with keys as a person would:
 # `tilookup triage --sandbox -o json report | tilookup browse -` in an 80x24
 # tmux pane (the document on stdin, the keys from the terminal), then: the
-# list shows, / filters, enter opens a match and its preview records, esc
-# goes back, ? lists the keys, space marks three indicators, e writes them
+# list shows, / filters (a pasted, defanged value too), enter opens a match
+# and its preview records, esc goes back, G and g go to the last and first
+# row, ? lists the keys, space marks three indicators, e writes them
 # to Markdown, q quits with exit 0 and the terminal restored (the shell's
 # prompt and the earlier output are back: no alternate screen left behind).
 # `tilookup triage --sandbox -i report.txt` opens the same browser on its own
-# run, p pivots from an indicator live, and q leaves with triage's exit status. Without a terminal, browse
+# run, p pivots from an indicator live (the sandbox's notice on the status
+# line, not over the screen), and q leaves with triage's exit status. o
+# refuses a javascript: detail URL. Without a terminal, browse
 # and -i are a usage error (exit 2).
 #
 # With CI=true a missing tmux is a failure, not a skip.
@@ -63,6 +66,20 @@ wait_for() {
 	return 0
 }
 
+# wait_row NAME LINE: waits up to 10 s for the cursor ("> ") on screen line
+# LINE, and keeps the screen in $work/NAME.txt.
+wait_row() {
+	local name=$1 line=$2
+	for _ in $(seq 1 100); do
+		screen >"$work/$name.txt"
+		sed -n "${line}p" "$work/$name.txt" | grep -q '^> ' && return 0
+		sleep 0.1
+	done
+	fail "$name: the cursor is not on line $line:"
+	cat "$work/$name.txt"
+	return 0
+}
+
 # fits NAME: the screen kept as NAME has no line wider than 80 columns.
 fits() {
 	local w
@@ -92,6 +109,23 @@ wait_for back 'filter: sync'
 send Escape # clears the filter
 wait_for cleared "$all" # every indicator again
 
+# A bracketed paste of a defanged value filters by its refanged form.
+send /
+tmux -L "$sock" set-buffer -b defanged 'cdn-sync[.]example[.]org'
+tmux -L "$sock" paste-buffer -p -b defanged -t "$t"
+wait_for pasted '1 shown'
+grep -q '> .*cdn-sync.example.org' "$work/pasted.txt" || fail "paste: cdn-sync.example.org is not the one shown"
+send Enter
+send Escape # clears the filter
+wait_for cleared2 "$all"
+
+# G goes to the last row (a terminal sends it as shift+g), g back to the
+# first: the rows start on line 3, and all of them fit.
+send G
+wait_row last $((2 + ${all% shown}))
+send g
+wait_row first 3
+
 send '?'
 wait_for help 'any key goes back'
 send x
@@ -113,6 +147,19 @@ grep -q '__BEFORE__' "$work/quit.txt" || fail "quit: the terminal's earlier outp
 [ -s "$work/ticket.md" ] || fail "ticket.md is empty or missing"
 [ "$(grep -c '^| `' "$work/ticket.md" || true)" -ge 1 ] || fail "ticket.md has no match row"
 
+# o opens only an http(s) URL: a javascript: link is refused on the status
+# line and never reaches $BROWSER.
+printf '#!/bin/sh\necho "$@" >>"%s/opened.txt"\n' "$work" >"$work/browser.sh"
+chmod +x "$work/browser.sh"
+printf '%s\n' '{"nodes":[{"id":"n1","value":"evil.example.com","type":"domain","depth":0,"status":"matched","resources":[{"resource":"passive_dns","label":"Passive DNS","count":2,"detail_url":"javascript:alert(3)"}]}],"edges":[]}' >"$work/evil.json"
+send "clear; BROWSER=$work/browser.sh tilookup browse evil.json; echo __EXIT__\$?" Enter
+wait_for evil 'Pivot of evil.json'
+send o
+wait_for refused 'is not an http'
+[ ! -e "$work/opened.txt" ] || fail "o: javascript: reached the browser: $(cat "$work/opened.txt")"
+send q
+wait_for evilquit '__EXIT__[0-9]'
+
 # Ctrl-C restores the terminal too, and says interrupted (130).
 send "clear; tilookup triage --sandbox -o json report.txt > doc.json; tilookup browse doc.json; echo __EXIT__\$?" Enter
 wait_for list3 'Triage of doc.json'
@@ -131,6 +178,9 @@ fits interactive
 send p
 wait_for pivoted 'pivot from 44d88612fea8a8f36de82e1278abb02f: [0-9]+ new'
 fits pivoted
+# The sandbox's notice is on the status line, not printed over the screen.
+grep -q 'Using the built-in sandbox' "$work/pivoted.txt" || fail "p: the sandbox's notice is not on the status line"
+head -1 "$work/pivoted.txt" | grep -q '^Triage of report.txt' || fail "p: the screen was written over: $(head -1 "$work/pivoted.txt")"
 send q
 wait_for iquit '__EXIT__[0-9]'
 grep -q '__EXIT__0' "$work/iquit.txt" || fail "triage -i, q: exit status is not 0: $(grep __EXIT__ "$work/iquit.txt")"
@@ -151,4 +201,4 @@ if [ "$failures" -gt 0 ]; then
 	echo "browse.sh: $failures failure(s)"
 	exit 1
 fi
-echo "browse.sh: the list, a filter, an opened match, the help, three marked and exported, q and ctrl+c at 80x24, triage -i, p and q; exit 2 without a terminal"
+echo "browse.sh: the list, a filter (typed, and pasted defanged), an opened match, G and g, the help, three marked and exported, o refusing javascript:, q and ctrl+c at 80x24, triage -i, p (notice on the status line) and q; exit 2 without a terminal"

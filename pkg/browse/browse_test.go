@@ -16,6 +16,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
 
@@ -195,6 +196,11 @@ func press(m *Model, keys ...string) {
 		} else {
 			r := []rune(k)[0]
 			msg = tea.KeyPressMsg{Code: r, Text: k}
+			if unicode.IsUpper(r) {
+				// As a terminal's bytes are read: the lower-case key
+				// with shift (its String is "shift+g").
+				msg = tea.KeyPressMsg{Code: unicode.ToLower(r), ShiftedCode: r, Mod: tea.ModShift, Text: k}
+			}
 		}
 		m.Update(msg)
 	}
@@ -307,8 +313,8 @@ func TestMarkAndExportMarkdown(t *testing.T) {
 	doc := load(t, "triage.json")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ticket.md")
-	m := sized(doc, 80, 24, Options{Export: func(name string, items []Item) (string, error) {
-		return Export(name, doc.Title, items)
+	m := sized(doc, 80, 24, Options{Export: func(name string, items []Item, overwrite bool) (string, error) {
+		return Export(name, doc.Title, items, overwrite)
 	}})
 	press(m, "space", "down", "space") // the first and third
 	press(m, "e")
@@ -339,7 +345,7 @@ func TestMarkAndExportMarkdown(t *testing.T) {
 }
 
 func TestExportNeedsAKnownExtension(t *testing.T) {
-	if _, err := Export(filepath.Join(t.TempDir(), "x.txt"), "t", nil); err == nil {
+	if _, err := Export(filepath.Join(t.TempDir(), "x.txt"), "t", nil, false); err == nil {
 		t.Error("wrote x.txt")
 	}
 }
@@ -459,7 +465,7 @@ func TestPivotAddsTheNewNeighbours(t *testing.T) {
 	}
 	before := len(doc.Items)
 	var asked string
-	m := sized(doc, 80, 24, Options{Pivot: func(value, typ string) ([]byte, error) { asked = value; return walk, nil }})
+	m := sized(doc, 80, 24, Options{Pivot: func(value, typ string) ([]byte, string, error) { asked = value; return walk, "", nil }})
 	_, cmd := m.Update(tea.KeyPressMsg{Code: 'p', Text: "p"})
 	if cmd == nil {
 		t.Fatal("p gave no command")

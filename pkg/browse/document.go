@@ -142,13 +142,13 @@ type triageIndicator struct {
 }
 
 type pivotNode struct {
-	ID        string   `json:"id"`
-	Value     string   `json:"value"`
-	Type      string   `json:"type"`
-	Status    string   `json:"status"`
-	Reason    string   `json:"reason"`
-	Error     string   `json:"error"`
-	Resources []result `json:"resources"`
+	ID        string     `json:"id"`
+	Value     string     `json:"value"`
+	Type      string     `json:"type"`
+	Status    string     `json:"status"`
+	Reason    string     `json:"reason"`
+	Error     *errorInfo `json:"error"` // pivot.ErrorInfo: kind and message
+	Resources []result   `json:"resources"`
 }
 
 // title is "Triage of report.json": the kind of document, and its name.
@@ -216,11 +216,7 @@ func fromNode(n *pivotNode) Item {
 	if n.Status == string(report.Unsupported) {
 		a.UnsupportedReason = n.Reason
 	}
-	var failed *errorInfo
-	if n.Error != "" {
-		failed = &errorInfo{Message: n.Error}
-	}
-	it := fromAnswer(n.Value, n.Type, a, failed)
+	it := fromAnswer(n.Value, n.Type, a, n.Error)
 	if n.Status != "" && it.Status != string(report.Failed) {
 		it.Status = n.Status // not_looked_up, skipped: pivot's own words
 	}

@@ -12,8 +12,9 @@ import (
 // Export writes items to the file name through the project's document
 // printers (export.ForFile, by the name's ending): Markdown (defanged, for
 // a ticket) for .md, a STIX 2.1 bundle for .stix.json, a MISP event for
-// .misp.json.
-func Export(name, title string, items []Item) (string, error) {
+// .misp.json. A file that exists is never overwritten unless overwrite
+// is set: the error is then fs.ErrExist's, for the caller to ask.
+func Export(name, title string, items []Item, overwrite bool) (string, error) {
 	p, err := export.ForFile(name)
 	if err != nil {
 		return "", err
@@ -26,7 +27,11 @@ func Export(name, title string, items []Item) (string, error) {
 			r.Skipped = append(r.Skipped, *it.skip)
 		}
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if overwrite {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(name, flags, 0o644)
 	if err != nil {
 		return "", err
 	}

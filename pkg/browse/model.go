@@ -2,24 +2,37 @@ package browse
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
+
+	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/output"
 )
 
 // Options are what the browser needs from its command.
 type Options struct {
 	// Color allows colour (NO_COLOR, --color never turn it off).
 	Color bool
-	// Open opens a detail URL in the browser and says what it did.
+	// Open opens a detail URL in the browser and says what it did. It
+	// is only given an http(s) URL (output.WebURL's rule, as --web's).
 	Open func(url string) string
 	// Export writes items to the file name; the format follows the
-	// name. It says what it wrote.
-	Export func(name string, items []Item) (string, error)
+	// name. It says what it wrote. An existing file is overwritten only
+	// when overwrite is set; otherwise the error is fs.ErrExist.
+	Export func(name string, items []Item, overwrite bool) (string, error)
 	// Pivot looks value up live with its neighbours, one hop, and
-	// returns them as pivot -o json writes them; nil: no lookups here.
-	Pivot func(value, typ string) ([]byte, error)
+	// returns them as pivot -o json writes them, with what the lookups
+	// had to say on the way (a notice for the status line, which would
+	// otherwise have gone to stderr, behind the screen); nil: no lookups
+	// here.
+	Pivot func(value, typ string) (doc []byte, notice string, err error)
 }
 
 type mode int
@@ -37,6 +50,7 @@ const (
 	notEditing editing = iota
 	editFilter
 	editExport
+	confirmOverwrite // input: the export's file name, which exists
 )
 
 // defaultExport is the name the export prompt offers.
@@ -93,17 +107,60 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status = string(msg)
 	case pivotMsg:
 		m.addPivot(msg)
+	case tea.PasteMsg:
+		m.paste(string(msg))
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		cmd := m.key(msg)
+		m.follow() // the status may have grown or shrunk the list
+		return m, cmd
 	}
+	m.follow()
 	return m, nil
 }
 
-func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+// keyName is how the keys are matched: k.String(), except that a
+// printable shifted key is its text ("G", not the "shift+g" a terminal's
+// upper-case letter is reported as).
+func keyName(k tea.KeyPressMsg) string {
 	s := k.String()
+	if strings.HasPrefix(s, "shift+") && utf8.RuneCountInString(k.Text) == 1 && k.Text != " " {
+		return k.Text
+	}
+	return s
+}
+
+// paste is a bracketed paste: typed into the input being edited, or, in
+// the list, the start of a filter. A paste is one line: its line breaks
+// and other control characters are left out.
+func (m *Model) paste(text string) {
+	text = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, text)
+	switch {
+	case m.editing == editFilter || m.editing == editExport:
+		m.input += text
+	case m.editing == notEditing && m.mode == listMode:
+		m.editing, m.input = editFilter, m.filter+text
+	default:
+		return
+	}
+	if m.editing == editFilter {
+		m.setFilter(m.input)
+	}
+}
+
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := keyName(k)
 	if s == "ctrl+c" {
 		m.Interrupted = true
 		return tea.Quit
+	}
+	if m.editing == confirmOverwrite {
+		m.confirm(s)
+		return nil
 	}
 	if m.editing != notEditing {
 		m.edit(k)
@@ -193,7 +250,7 @@ func (m *Model) edit(k tea.KeyPressMsg) {
 		what := m.editing
 		m.editing = notEditing
 		if what == editExport {
-			m.export(strings.TrimSpace(m.input))
+			m.export(strings.TrimSpace(m.input), false)
 		}
 		return
 	case "esc":
@@ -229,17 +286,21 @@ func (m *Model) setFilter(f string) {
 }
 
 // refilter lists the items whose value, type, status or resources hold
-// the filter, keeping the selected item under the cursor when it passes.
+// the filter, as typed or refanged (the values are the refanged ones
+// looked up: cdn-sync[.]example[.]org finds cdn-sync.example.org),
+// keeping the selected item under the cursor when it passes.
 func (m *Model) refilter() {
 	prev := -1
 	if m.cursor < len(m.visible) {
 		prev = m.visible[m.cursor]
 	}
 	f := strings.ToLower(m.filter)
+	refanged := strings.ToLower(ioc.Refang(m.filter))
 	m.visible = m.visible[:0]
 	m.cursor = 0
 	for i := range m.doc.Items {
-		if f == "" || strings.Contains(m.doc.Items[i].key, f) {
+		key := m.doc.Items[i].key
+		if f == "" || strings.Contains(key, f) || refanged != f && strings.Contains(key, refanged) {
 			if i == prev {
 				m.cursor = len(m.visible)
 			}
@@ -267,8 +328,8 @@ func (m *Model) follow() {
 }
 
 // rows is how many list rows fit: the screen less the two header lines
-// and the bottom line.
-func (m *Model) rows() int { return max(m.height-3, 1) }
+// and the bottom area (one line, more for a long message).
+func (m *Model) rows() int { return max(m.height-2-len(m.bottomLines()), 1) }
 
 // selected is the item under the cursor, or nil when none passes.
 func (m *Model) selected() *Item {
@@ -302,20 +363,29 @@ func (m *Model) open() tea.Cmd {
 		m.status = "no detail URL here"
 		return nil
 	}
-	u := it.Resources[0].DetailURL
+	r := it.Resources[0]
 	if m.mode == detailMode {
-		u = it.Resources[min(m.res, len(it.Resources)-1)].DetailURL
+		r = it.Resources[min(m.res, len(it.Resources)-1)]
 	}
-	if u == "" || m.opts.Open == nil {
+	if r.DetailURL == "" || m.opts.Open == nil {
 		m.status = "no detail URL here"
 		return nil
 	}
+	// Only an http(s) URL goes to the browser launcher, by --web's rule:
+	// a service's javascript: or file: link is refused, and said so.
+	u, err := output.WebURL(&api.SearchResponse{Query: it.Value, Results: []api.Result{r.Result}}, "")
+	if err != nil {
+		m.status = err.Error()
+		return nil
+	}
+	m.status = "opening " + u + "..."
 	open := m.opts.Open
 	return func() tea.Msg { return statusMsg(open(u)) }
 }
 
 // export writes the marked items, or all of them when none is marked.
-func (m *Model) export(name string) {
+// A file that exists is overwritten only once the user says y.
+func (m *Model) export(name string, overwrite bool) {
 	if name == "" || m.opts.Export == nil {
 		return
 	}
@@ -325,19 +395,35 @@ func (m *Model) export(name string) {
 			items = append(items, it)
 		}
 	}
-	msg, err := m.opts.Export(name, items)
-	if err != nil {
+	msg, err := m.opts.Export(name, items, overwrite)
+	switch {
+	case errors.Is(err, fs.ErrExist) && !overwrite:
+		m.editing, m.input = confirmOverwrite, name
+	case err != nil:
 		m.status = "export: " + err.Error()
+	default:
+		m.status = msg
+	}
+}
+
+// confirm is the answer to "overwrite?": y writes, anything else keeps
+// the file as it is.
+func (m *Model) confirm(key string) {
+	name := m.input
+	m.editing, m.input = notEditing, ""
+	if key == "y" || key == "Y" {
+		m.export(name, true)
 		return
 	}
-	m.status = msg
+	m.status = "not written: " + name + " exists"
 }
 
 // pivotMsg is a pivot's outcome: the origin and its neighbours.
 type pivotMsg struct {
-	from  string
-	items []Item
-	err   error
+	from   string
+	items  []Item
+	notice string
+	err    error
 }
 
 // pivot looks the selected indicator's neighbours up, away from the
@@ -351,8 +437,8 @@ func (m *Model) pivot() tea.Cmd {
 	m.status = "pivoting from " + clean(it.Value) + "..."
 	value, typ, pivot := it.Value, it.Type, m.opts.Pivot
 	return func() tea.Msg {
-		b, err := pivot(value, typ)
-		msg := pivotMsg{from: value, err: err}
+		b, notice, err := pivot(value, typ)
+		msg := pivotMsg{from: value, notice: notice, err: err}
 		if len(b) > 0 {
 			doc, lerr := Load(bytes.NewReader(b), "pivot")
 			if lerr != nil && err == nil {
@@ -390,5 +476,8 @@ func (m *Model) addPivot(msg pivotMsg) {
 	m.status = fmt.Sprintf("pivot from %s: %d new", clean(msg.from), added)
 	if msg.err != nil {
 		m.status += "; " + clean(msg.err.Error())
+	}
+	if notice := strings.TrimSpace(msg.notice); notice != "" {
+		m.status += "\n" + notice
 	}
 }

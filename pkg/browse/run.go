@@ -2,8 +2,11 @@ package browse
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea/v2"
 
@@ -11,6 +14,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
 // HasTerminal tells whether the browser can run: the screen is a
@@ -61,18 +65,60 @@ func Run(ctx context.Context, doc *Document, opts Options, out io.Writer) error 
 func OptionsFor(ios *iostreams.IOStreams, title string) Options {
 	return Options{
 		Color: ios.ColorEnabled(),
-		Open: func(u string) string {
-			// A URL no browser took is shown on the bottom line, not
-			// printed over the screen.
-			opened, err := browser.New(io.Discard).Open(u)
-			switch {
-			case err != nil:
-				return "cannot open: " + err.Error()
-			case !opened:
-				return "no browser to open it; the URL: " + u
-			}
-			return "opened " + u
+		Open:  func(u string) string { return open(browser.New(io.Discard), u) },
+		Export: func(name string, items []Item, overwrite bool) (string, error) {
+			return Export(name, title, items, overwrite)
 		},
-		Export: func(name string, items []Item) (string, error) { return Export(name, title, items) },
+	}
+}
+
+// launchWait is how long a browser command is given to fail before it is
+// taken as started: xdg-open and the like hand the URL over and exit at
+// once; a browser that stays in the foreground is still running then.
+const launchWait = 1500 * time.Millisecond
+
+// open opens u with b and says what happened, for the bottom line: a URL
+// no browser took is shown there, not printed over the screen, and a
+// browser command that fails (BROWSER=false, a program not installed) is
+// a failure, not "opened".
+func open(b *browser.Browser, u string) string {
+	var failed error
+	b.Launch = func(name string, args ...string) error {
+		err := launch(name, args...)
+		if err != nil {
+			failed = fmt.Errorf("%s: %w", name, err)
+		}
+		return err
+	}
+	opened, err := b.Open(u)
+	switch {
+	case err != nil:
+		return "cannot open: " + err.Error()
+	case opened:
+		return "opened " + u
+	case failed != nil:
+		return "cannot open " + u + ": " + sanitize.Line(failed.Error())
+	}
+	return "no browser to open it; the URL: " + u
+}
+
+// launch starts a browser command, its output discarded and its input
+// none (the keys stay the browser's), and waits launchWait for it to fail.
+func launch(name string, args ...string) error {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path, args...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }() // reaped either way
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(launchWait):
+		return nil
 	}
 }

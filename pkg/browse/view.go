@@ -25,14 +25,15 @@ func (m *Model) View() string {
 	default:
 		lines = m.listLines()
 	}
-	body := m.height - 1
+	bottom := m.bottomLines()
+	body := m.height - len(bottom)
 	if len(lines) > body {
 		lines = lines[:body]
 	}
 	for len(lines) < body {
 		lines = append(lines, "")
 	}
-	lines = append(lines, m.bottom())
+	lines = append(lines, bottom...)
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "…")
 	}
@@ -72,7 +73,10 @@ func (m *Model) listLines() []string {
 	}
 	valW := m.valueWidth()
 	lines := []string{m.header(title), m.header(fmt.Sprintf("    %-11s %-7s %-*s  %s", "STATUS", "TYPE", valW, "VALUE", "RESOURCES"))}
-	if len(m.visible) == 0 {
+	switch {
+	case len(m.doc.Items) == 0:
+		return append(lines, "    (no indicators)")
+	case len(m.visible) == 0:
 		return append(lines, "    (nothing matches the filter)")
 	}
 	end := min(m.top+m.rows(), len(m.visible))
@@ -86,7 +90,7 @@ func (m *Model) listLines() []string {
 		if m.marked[i] {
 			mark = "*"
 		}
-		value := ansi.Truncate(clean(it.Value), valW, "…")
+		value := cutMiddle(clean(it.Value), valW)
 		line := fmt.Sprintf("%s%s %s %-7s %s  %s", cur, mark, m.statusText(it.Status, 11), clean(it.Type),
 			value+strings.Repeat(" ", valW-ansi.StringWidth(value)), m.resourcesText(it))
 		if row == m.cursor {
@@ -97,15 +101,31 @@ func (m *Model) listLines() []string {
 	return lines
 }
 
+// maxValueWidth caps the VALUE column on a wide screen: a SHA-256 fits
+// whole; a SHA-512 or a long URL is cut in its middle, and the room goes
+// to the resources matched.
+const maxValueWidth = 64
+
 // valueWidth is the VALUE column's: the longest value on screen, within
-// what leaves the resources some room.
+// maxValueWidth and what leaves the resources some room.
 func (m *Model) valueWidth() int {
 	longest := len("VALUE")
 	end := min(m.top+m.rows(), len(m.visible))
 	for row := m.top; row < end; row++ {
 		longest = max(longest, ansi.StringWidth(clean(m.doc.Items[m.visible[row]].Value)))
 	}
-	return max(min(longest, m.width-24-16), 12)
+	return max(min(longest, m.width-24-16, maxValueWidth), 12)
+}
+
+// cutMiddle fits s in w columns by cutting its middle, as the CLI's
+// tables do: both ends of a hash or a URL are what tells it apart.
+func cutMiddle(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw <= w {
+		return s
+	}
+	tail := (w - 1) / 2
+	return ansi.Truncate(s, w-1-tail, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
 }
 
 // resourcesText is an item's resources and counts, or its note.
@@ -136,7 +156,10 @@ func (m *Model) detailLines() []string {
 	}
 	lines := []string{m.header(fmt.Sprintf("%s  %s  %s%s", clean(it.Value), clean(it.Type), it.Status, mark))}
 	if it.Note != "" {
-		lines = append(lines, "  "+clean(it.Note))
+		// Whole, wrapped: an error's fix is at its end.
+		for _, l := range strings.Split(ansi.Wrap(clean(it.Note), max(m.width-2, 10), ""), "\n") {
+			lines = append(lines, "  "+l)
+		}
 	}
 	lines = append(lines, "", m.header(fmt.Sprintf("Matches (%d)", len(it.Resources))))
 	for i, r := range it.Resources {
@@ -213,16 +236,33 @@ func (m *Model) helpLines() []string {
 	return append(lines, "", "  any key goes back")
 }
 
-// bottom is the input being typed, the last action's message, or the
-// keys that matter here.
+// bottomLines is the bottom area: the last action's message, whole,
+// wrapped to the width (at most a third of the screen, so that the list
+// keeps its rows), or else the one line of bottom.
+func (m *Model) bottomLines() []string {
+	if m.editing != notEditing || m.status == "" {
+		return []string{m.bottom()}
+	}
+	var lines []string
+	for _, para := range strings.Split(m.status, "\n") {
+		lines = append(lines, strings.Split(ansi.Wrap(clean(para), m.width, ""), "\n")...)
+	}
+	if most := max(m.height/3, 1); len(lines) > most {
+		lines = lines[:most]
+		lines[most-1] = ansi.Truncate(lines[most-1], m.width-1, "") + "…"
+	}
+	return lines
+}
+
+// bottom is the input being typed, or the keys that matter here.
 func (m *Model) bottom() string {
 	switch {
 	case m.editing == editFilter:
 		return "/" + clean(m.input) + "█"
 	case m.editing == editExport:
 		return "export to: " + clean(m.input) + "█  (enter writes, esc cancels)"
-	case m.status != "":
-		return clean(m.status)
+	case m.editing == confirmOverwrite:
+		return "overwrite " + cutMiddle(clean(m.input), max(m.width-32, 8)) + "? it exists. y/N"
 	case m.mode == detailMode:
 		return m.style("↑↓ match  pgdn/pgup preview  o open  y copy  space mark  esc back  ? keys", ansi.Style{}.Faint())
 	case m.filter != "":

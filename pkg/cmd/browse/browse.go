@@ -21,8 +21,8 @@ import (
 type Options struct {
 	IO   *iostreams.IOStreams
 	File string // "-" for stdin
-	// Pivot is the p key's lookup (pivoter); nil: none.
-	Pivot func(value, typ string) ([]byte, error)
+	// Show runs the browser on the document (show, with p's lookups).
+	Show func(*browse.Document) error
 }
 
 // NewCmd is `tilookup browse`. runF replaces the run in tests.
@@ -46,10 +46,17 @@ It needs a terminal: without one it is a usage error (exit 2).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IO = f.IO
+			// browse shows a document and writes none: no -o format is
+			// browse's in the registry, so an explicit -o is refused,
+			// never ignored (a configured output is a preference).
+			if cmd.Flags().Changed("output") {
+				o, _ := cmd.Flags().GetString("output")
+				return cmdutil.UsageError("browse shows a document on the screen and writes no -o format (not -o %s): write -o json with search, triage, pivot or watch, and browse that", sanitize.Line(o))
+			}
 			if n, _ := cmd.Flags().GetInt("max-lookups"); n < 1 {
 				return cmdutil.UsageError("--max-lookups must be at least 1")
 			}
-			opts.Pivot = pivoter(cmd.Context(), cmd, f)
+			opts.Show = func(doc *browse.Document) error { return show(cmd.Context(), cmd, f, doc) }
 			opts.File = "-"
 			if len(args) == 1 {
 				opts.File = args[0]
@@ -67,7 +74,7 @@ It needs a terminal: without one it is a usage error (exit 2).`,
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(_ context.Context, opts *Options) error {
 	stdinIsDoc := opts.File == "-"
 	if !browse.HasTerminal(opts.IO.IsStdoutTTY(), opts.IO.IsStdinTTY() && !stdinIsDoc) {
 		return browse.NoTerminal("browse")
@@ -79,9 +86,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	bo := browse.OptionsFor(opts.IO, doc.Title)
-	bo.Pivot = opts.Pivot
-	return browse.Run(ctx, doc, bo, os.Stdout)
+	return opts.Show(doc)
 }
 
 func load(opts *Options) (*browse.Document, error) {

@@ -3,6 +3,7 @@ package browse
 import (
 	"bytes"
 	"context"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,14 @@ import (
 // within --max-lookups (the indicator's own lookup included), with
 // pivot's skip rules. The lookup flags are cmd's own (--sandbox,
 // --concurrency, --rate, --limit, --refresh), where it has them.
-func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory) func(value, typ string) ([]byte, error) {
+//
+// The service is started at the first p and kept until stop (the
+// browser's end): one sandbox for the session, so that the detail links
+// of what p added still open, and its notice is said once. What the
+// lookups write for stderr goes to held; each pivot returns it as its
+// notice, except --debug's dump, which is too long for the status line
+// and is written out once the browser has ended.
+func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory, held *heldStderr) (pv func(value, typ string) ([]byte, string, error), stop func()) {
 	fl := cmd.Flags()
 	l := online.NewLookups(f)
 	l.Sandbox, _ = fl.GetBool("sandbox")
@@ -31,7 +39,30 @@ func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory) func(va
 		maxLookups = n
 	}
 	noSkip, _ := fl.GetBool("no-skip")
-	return func(value, typ string) ([]byte, error) {
+	debug := f.Debug() != nil
+
+	var mu sync.Mutex
+	var service *online.Service
+	start := func() (*online.Service, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if service == nil {
+			s, err := l.Start(online.Chain{})
+			if err != nil {
+				return nil, err
+			}
+			service = s
+		}
+		return service, nil
+	}
+	stop = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if service != nil {
+			service.Close()
+		}
+	}
+	walk := func(value, typ string) ([]byte, error) {
 		var skipper *triage.Skipper
 		if !noSkip {
 			var err error
@@ -39,11 +70,10 @@ func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory) func(va
 				return nil, err
 			}
 		}
-		service, err := l.Start(online.Chain{})
+		service, err := start()
 		if err != nil {
 			return nil, err
 		}
-		defer service.Close()
 		g, walkErr := pivot.Walk(ctx, service.Searcher, []pivot.Start{{Value: value, Type: ioc.Type(typ)}}, pivot.Config{
 			Depth: 1, MaxLookups: maxLookups, Concurrency: service.Concurrency(), Skipper: skipper,
 		})
@@ -57,4 +87,12 @@ func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory) func(va
 		}
 		return b.Bytes(), walkErr
 	}
+	pv = func(value, typ string) ([]byte, string, error) {
+		doc, err := walk(value, typ)
+		if debug {
+			return doc, "(--debug's output is written to stderr when you quit)", err
+		}
+		return doc, held.take(), err
+	}
+	return pv, stop
 }
