@@ -48,6 +48,10 @@ type Key struct {
 	// comes from, a flag included, as the contract says of the shared
 	// cache's keys: they describe how a fleet shares Redis, not one run.
 	setup bool
+	// Password: the value is a URL whose password is never printed, not
+	// even by `config get`, which prints other values as stored: the
+	// Redis password, like a token.
+	Password bool
 	// needs is the key this one works through when it is on (see on),
 	// and needsWhy says why; see Settings, Set and Unset.
 	needs, needsWhy string
@@ -73,7 +77,7 @@ var Keys = []Key{
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
 	{Name: "cache", Flag: "cache", Env: "TILOOKUP_CACHE", Default: "0", Help: "keep answers on disk this long (24h, 7d, or seconds; 0 = off)", validate: validCacheTTL},
 	{Name: "cache_max_size", Env: "TILOOKUP_CACHE_MAX_SIZE", Default: "100MiB", Help: "size cap of the answer cache; the oldest answers go first", validate: validSize},
-	{Name: "cache_url", Flag: "cache-url", Env: "TILOOKUP_CACHE_URL", Help: "a Redis shared by every process and host that uses it (redis://[user:pass@]host:port/db, rediss:// for TLS, unix:///path?db=N)", validate: validCacheURL, setup: true},
+	{Name: "cache_url", Flag: "cache-url", Env: "TILOOKUP_CACHE_URL", Help: "a Redis shared by every process and host that uses it (redis://[user:pass@]host:port/db, rediss:// for TLS, unix:///path?db=N)", validate: validCacheURL, setup: true, Password: true},
 	{Name: "shared_rate", Flag: "shared-rate", Env: "TILOOKUP_SHARED_RATE", Default: "0", Help: "requests a second for every process and host that uses the same cache_url and service together (0 = off)", validate: validRate, setup: true, needs: "cache_url", needsWhy: "the processes share their rate through it"},
 	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
 	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped (on cidr lists, marked)"},

@@ -24,6 +24,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cache"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
@@ -98,24 +99,12 @@ func Open(o Options) (*Store, error) {
 	if o.Wait <= 0 {
 		o.Wait = 30 * time.Second
 	}
-	return &Store{rdb: redis.NewClient(ro), display: Redact(o.URL), o: o, owner: strconv.FormatInt(time.Now().UnixNano(), 36)}, nil
+	return &Store{rdb: redis.NewClient(ro), display: api.RedactRawURL(o.URL), o: o, owner: strconv.FormatInt(time.Now().UnixNano(), 36)}, nil
 }
 
 type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
-
-// Redact is the URL as it may be printed: without the password.
-func Redact(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.Redacted()
-}
 
 // String is where the store is, fit to print.
 func (s *Store) String() string { return s.display }
@@ -137,12 +126,13 @@ func (s *Store) fail(err error) {
 	})
 }
 
-// redactErr keeps the password out of an error that quotes the URL.
+// redactErr keeps the password out of an error that quotes the URL, or
+// the password alone, in the form every printed URL has.
 func redactErr(err error, raw string) string {
-	msg := err.Error()
+	msg := strings.ReplaceAll(err.Error(), raw, api.RedactRawURL(raw))
 	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
-			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+			msg = strings.ReplaceAll(msg, pw, "[redacted]")
 		}
 	}
 	return msg
