@@ -429,3 +429,75 @@ func TestFleetGoesOnWhenRedisFails(t *testing.T) {
 		}
 	}
 }
+
+// With the cache off, Redis keeps no answer: a second run moments after
+// the first asks the service again, and no answer is left under
+// tilookup's keys.
+func TestFleetCacheOffKeepsNoAnswers(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the real binary and redis-server")
+	}
+	addr, _ := startRedis(t)
+	cs := startCountingService(t, 0)
+	bin := tilookupBinary(t)
+	env := fleetEnv(t, cs, "TILOOKUP_CACHE_URL=redis://"+addr+"/0")
+	values := fleetValues(0, 5, 5)
+	stdin := []byte(strings.Join(values, "\n") + "\n")
+	for run := range 2 {
+		r := runBinary(t, bin, env, stdin, "search", "-o", "ndjson", "--debug")
+		if r.code > 1 {
+			t.Fatalf("run %d: exit %d, stderr %q", run, r.code, r.stderr)
+		}
+		checkRecords(t, fmt.Sprintf("run %d", run), r.stdout, values)
+		if strings.Contains(string(r.stderr), "shared cache hit") {
+			t.Errorf("run %d was served from the shared cache with the cache off:\n%s", run, r.stderr)
+		}
+	}
+	cs.mu.Lock()
+	for _, v := range values {
+		if c := cs.perValue[v]; c != 2 {
+			t.Errorf("the service was asked %q %d times over two runs, want twice", v, c)
+		}
+	}
+	cs.mu.Unlock()
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer rdb.Close()
+	if kept, err := rdb.Keys(context.Background(), "tilookup:a:*").Result(); err != nil || len(kept) != 0 {
+		t.Errorf("answers kept in Redis with the cache off: %q (%v)", kept, err)
+	}
+}
+
+// With the cache off, processes that want a value at the same moment
+// still send one request: the others wait for its answer.
+func TestFleetCacheOffSharesAnswersInFlight(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the real binary and redis-server")
+	}
+	addr, _ := startRedis(t)
+	cs := startCountingService(t, 0)
+	// Slow enough that every process starts while the first one's
+	// requests are still out.
+	slow := startSlowService(t, cs.URL, 1500*time.Millisecond)
+	bin := tilookupBinary(t)
+	const procs = 4
+	var envs, values [][]string
+	for range procs {
+		envs = append(envs, fleetEnv(t, cs, "TILOOKUP_CACHE_URL=redis://"+addr+"/0", "TILOOKUP_BASE_URL="+slow))
+		values = append(values, fleetValues(0, 3, 3))
+	}
+	for p, r := range runFleet(t, bin, envs, values, "search", "-o", "ndjson", "-c", "4") {
+		if r.code > 1 || len(r.stderr) > 0 {
+			t.Errorf("process %d: exit %d, stderr %q", p, r.code, r.stderr)
+		}
+		checkRecords(t, fmt.Sprintf("process %d", p), r.stdout, values[p])
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, v := range values[0] {
+		if c := cs.perValue[v]; c != 1 {
+			t.Errorf("the service was asked %q %d times by %d processes at once, want once", v, c, procs)
+		}
+	}
+}

@@ -44,7 +44,10 @@ func (s Scope) Key(value string) string {
 
 // SearchOptions say how one run uses the cache.
 type SearchOptions struct {
-	TTL time.Duration // how long a match is kept; must be > 0
+	// TTL is how long a match is kept. 0 keeps nothing (the cache
+	// setting is off): a Claimer store then only hands each answer to the
+	// users that waited on the claim of the one who asked for it.
+	TTL time.Duration
 	// Raw: hits are made as api.Client.SearchRaw makes answers (checked
 	// and counted, fields not decoded), else as Search does.
 	Raw bool
@@ -75,10 +78,23 @@ type Store interface {
 // Claimer is a Store whose users take turns at a key: while one process
 // asks the service for a value, another that wants it waits for that
 // answer rather than asking too. Claim returns once the key is this
-// caller's (or the wait is over: then the caller asks anyway); release
-// hands the key on.
+// caller's (or the wait is over: then the caller asks anyway).
 type Claimer interface {
-	Claim(ctx context.Context, key string) (release func())
+	Claim(ctx context.Context, key string) Claim
+}
+
+// Claim is one user's turn at a key.
+type Claim interface {
+	// HandedOver is the answer handed over by a user that held the key
+	// while this one waited for it. A user that did not wait reads
+	// nothing here, so that an answer handed over is never a later run's
+	// cache hit.
+	HandedOver() (Entry, bool)
+	// HandOver gives the answer to the users waiting on this claim, for
+	// about as long as they take to read it, without keeping it.
+	HandOver(body []byte)
+	// Release hands the key on.
+	Release()
 }
 
 // Searcher wraps next: a value whose answer is stored is answered from
@@ -108,27 +124,59 @@ type searcher struct {
 
 func (s *searcher) Search(ctx context.Context, value string) (*api.SearchResponse, error) {
 	key := s.scope.Key(value)
-	if !s.o.Refresh {
+	if s.o.Refresh {
+		return s.ask(ctx, key, value, nil)
+	}
+	if s.keeps() {
 		if resp, ok := s.hit(key, value); ok {
 			return resp, nil
 		}
-		if cl, ok := s.c.(Claimer); ok {
-			release := cl.Claim(ctx, key)
-			defer release()
-			// Read again once the key is ours: another user may have
-			// stored the answer while this one waited, or just before.
-			if resp, ok := s.hit(key, value); ok {
-				return resp, nil
-			}
+	}
+	cl, ok := s.c.(Claimer)
+	if !ok {
+		return s.ask(ctx, key, value, nil)
+	}
+	claim := cl.Claim(ctx, key)
+	defer claim.Release()
+	if e, ok := claim.HandedOver(); ok {
+		if resp, ok := s.decode(e, value); ok {
+			s.debugf("%s hit: %s (handed over by the process that asked for it)", s.o.Name, value)
+			return resp, nil
 		}
 	}
+	// Read again once the key is ours: another user may have stored the
+	// answer just before.
+	if s.keeps() {
+		if resp, ok := s.hit(key, value); ok {
+			return resp, nil
+		}
+	}
+	return s.ask(ctx, key, value, claim)
+}
+
+// ask asks next for the value, hands the answer to the users waiting on
+// claim (nil: none) and stores it when the store keeps answers.
+func (s *searcher) ask(ctx context.Context, key, value string, claim Claim) (*api.SearchResponse, error) {
 	resp, err := s.next.Search(ctx, value)
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	s.store(key, value, resp)
+	fits := int64(len(resp.Raw)) <= s.c.MaxAnswer()
+	if claim != nil && fits {
+		claim.HandOver(resp.Raw)
+	}
+	switch {
+	case !s.keeps():
+	case !fits:
+		s.debugf("%s: not stored: the answer for %s (%d bytes) is larger than the %d bytes it keeps of one answer", s.o.Name, value, len(resp.Raw), s.c.MaxAnswer())
+	default:
+		s.store(key, value, resp)
+	}
 	return resp, nil
 }
+
+// keeps tells whether answers are kept (the cache setting is on).
+func (s *searcher) keeps() bool { return s.o.TTL > 0 }
 
 // hit reads a stored answer and makes of it what the client would have
 // returned. A stored body that no longer decodes is a miss.
@@ -138,6 +186,23 @@ func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
 		s.debugf("%s miss: %s", s.o.Name, value)
 		return nil, false
 	}
+	resp, ok := s.decode(e, value)
+	if !ok {
+		return nil, false
+	}
+	// An answer stored under a longer --cache than this run's is too old
+	// for this run, though not yet expired for the one that stored it.
+	if age := s.c.Now().Sub(e.Stored); age > s.ttl(resp) {
+		s.debugf("%s miss: %s (stored %s ago, older than this run's %s)", s.o.Name, value, FormatDuration(age.Round(time.Second)), FormatDuration(s.ttl(resp)))
+		return nil, false
+	}
+	s.debugf("%s hit: %s (stored %s, expires %s)", s.o.Name, value, e.Stored.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
+	return resp, true
+}
+
+// decode makes of a stored answer what the client would have returned,
+// marked with when it was stored.
+func (s *searcher) decode(e Entry, value string) (*api.SearchResponse, bool) {
 	decode := api.DecodeSearch
 	if s.o.Raw {
 		decode = api.DecodeSearchRaw
@@ -147,22 +212,11 @@ func (s *searcher) hit(key, value string) (*api.SearchResponse, bool) {
 		s.debugf("%s miss: %s (the stored answer does not decode)", s.o.Name, value)
 		return nil, false
 	}
-	// An answer stored under a longer --cache than this run's is too old
-	// for this run, though not yet expired for the one that stored it.
-	if age := s.c.Now().Sub(e.Stored); age > s.ttl(resp) {
-		s.debugf("%s miss: %s (stored %s ago, older than this run's %s)", s.o.Name, value, FormatDuration(age.Round(time.Second)), FormatDuration(s.ttl(resp)))
-		return nil, false
-	}
 	resp.CachedAt = e.Stored
-	s.debugf("%s hit: %s (stored %s, expires %s)", s.o.Name, value, e.Stored.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
 	return resp, true
 }
 
 func (s *searcher) store(key, value string, resp *api.SearchResponse) {
-	if int64(len(resp.Raw)) > s.c.MaxAnswer() {
-		s.debugf("%s: not stored: the answer for %s (%d bytes) is larger than the %d bytes it keeps of one answer", s.o.Name, value, len(resp.Raw), s.c.MaxAnswer())
-		return
-	}
 	ttl := s.ttl(resp)
 	if err := s.c.Put(key, resp.Raw, ttl); err != nil {
 		s.debugf("%s: cannot store the answer for %s: %v", s.o.Name, value, err)

@@ -7,6 +7,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -96,13 +97,18 @@ func (c *Config) Check() error {
 // invalid is the error for a bad value: its advice names where the value
 // came from, since `config set` cannot fix a flag or an environment
 // variable.
-func (c *Config) invalid(name string, err error) error {
+func (c *Config) invalid(name string, err error) *failure.Error {
 	src := c.Source(name)
 	k, _ := Lookup(name)
 	switch {
 	case strings.HasPrefix(src, "flag"):
-		// A typo on the command line, not a broken setup.
-		return failure.New(failure.Usage, "%v (from %s)", err, src).WithHint("fix --" + k.Flag)
+		// A typo on the command line, not a broken setup, unless the key
+		// describes the setup.
+		kind := failure.Usage
+		if k.setup {
+			kind = failure.Config
+		}
+		return failure.New(kind, "%v (from %s)", err, src).WithHint("fix --" + k.Flag)
 	case strings.HasPrefix(src, "env"):
 		return failure.New(failure.Config, "%v (from %s)", err, src).
 			WithHint("fix or unset " + k.Env)
@@ -114,6 +120,15 @@ func (c *Config) invalid(name string, err error) error {
 		return failure.New(failure.Config, "%v (from %s %s)", err, src, c.path).
 			WithHint("fix it with `tilookup config set " + name + " VALUE` or `tilookup config unset " + name + "`")
 	}
+}
+
+// withoutNeeded is the error for key k on while the key it works through
+// is not set: set that one first, or turn k off where it was set.
+func (c *Config) withoutNeeded(k Key) error {
+	n, _ := Lookup(k.needs)
+	e := c.invalid(k.Name, fmt.Errorf("%s needs %s: %s", k.Name, n.Name, k.needsWhy))
+	e.Hint = "set " + n.Name + " first (--" + n.Flag + ", " + n.Env + " or `" + configCommand(c.profile) + "set " + n.Name + " URL`), or " + e.Hint
+	return e
 }
 
 func (c *Config) readFile() error {
@@ -229,6 +244,9 @@ func (c *Config) Set(name, value string) error {
 	if err := k.Validate(value); err != nil {
 		return failure.New(failure.Usage, "%v", err)
 	}
+	if err := c.checkNeeds(name, &value); err != nil {
+		return err
+	}
 	path := []string{name}
 	if c.profile != "" && name != "profile" {
 		path = []string{"profiles", c.profile, name}
@@ -238,11 +256,98 @@ func (c *Config) Set(name, value string) error {
 
 // Unset removes a key from the file (from the selected profile if any).
 func (c *Config) Unset(name string) error {
+	if err := c.checkNeeds(name, nil); err != nil {
+		return err
+	}
 	path := []string{name}
 	if c.profile != "" && name != "profile" {
 		path = []string{"profiles", c.profile, name}
 	}
 	return c.edit(func(root *yaml.Node) bool { return deletePath(root, path) })
+}
+
+// checkNeeds refuses a write of name (value nil: unset) that would leave a
+// key on in the file without the key it works through (shared_rate without
+// cache_url): every command would stop on it. The file is judged alone (a
+// flag or a variable is not there on the next run), in every section the
+// write reaches: the one written to and, for the top level, each profile,
+// which falls back to it.
+func (c *Config) checkNeeds(name string, value *string) error {
+	for _, k := range Keys {
+		if k.needs == "" || (name != k.Name && name != k.needs) {
+			continue
+		}
+		for _, section := range c.reached() {
+			if !k.on(c.afterWrite(section, k.Name, name, value)) || strings.TrimSpace(c.afterWrite(section, k.needs, name, value)) != "" {
+				continue
+			}
+			if name == k.Name {
+				return failure.New(failure.Usage, "%s needs %s: %s, and the config file sets no %s", k.Name, k.needs, k.needsWhy, k.needs).
+					WithHint("set it first: `" + configCommand(c.profile) + "set " + k.needs + " URL`")
+			}
+			where := "the config file"
+			if section != "" {
+				where = "profile " + section + " of the config file"
+			}
+			return failure.New(failure.Usage, "%s is on in %s, and it needs %s: %s", k.Name, where, k.needs, k.needsWhy).
+				WithHint("turn it off first: `" + configCommand(section) + "unset " + k.Name + "`")
+		}
+	}
+	return nil
+}
+
+// reached are the sections of the file a write reaches: the selected
+// profile, or the top level ("") and every profile.
+func (c *Config) reached() []string {
+	if c.profile != "" {
+		return []string{c.profile}
+	}
+	return append([]string{""}, c.Profiles()...)
+}
+
+// afterWrite is key's value in section once name is written (value nil:
+// removed) into the selected scope: a profile's own value, else the top
+// level's.
+func (c *Config) afterWrite(section, key, name string, value *string) string {
+	own, ownSet := c.sectionValue(section, key)
+	top, _ := c.sectionValue("", key)
+	if key == name {
+		written := ""
+		if value != nil {
+			written = *value
+		}
+		if c.profile == section {
+			own, ownSet = written, value != nil
+		}
+		if c.profile == "" {
+			top = written
+		}
+	}
+	if section != "" && ownSet {
+		return own
+	}
+	return top
+}
+
+// sectionValue is key's value in one section of the file ("" is the top
+// level) and whether that section sets it.
+func (c *Config) sectionValue(section, key string) (string, bool) {
+	m := c.top
+	if section != "" {
+		profiles, _ := c.top["profiles"].(map[string]any)
+		m, _ = profiles[section].(map[string]any)
+	}
+	v := fileScope(m)
+	return v.GetString(key), v.IsSet(key)
+}
+
+// configCommand is how `config` is run to write into a profile ("": the
+// top level).
+func configCommand(profile string) string {
+	if profile != "" {
+		return "tilookup --profile " + profile + " config "
+	}
+	return "tilookup config "
 }
 
 // UnknownKey is the error for a key that is not in Keys; "token" gets its

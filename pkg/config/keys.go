@@ -44,6 +44,17 @@ type Key struct {
 	// emptyEnv: the variable set to "" is a value. For every other key an
 	// empty variable is unset, as shells make it easy to leave one empty.
 	emptyEnv bool
+	// setup: a bad value is a configuration error (exit 3) wherever it
+	// comes from, a flag included, as the contract says of the shared
+	// cache's keys: they describe how a fleet shares Redis, not one run.
+	setup bool
+	// Password: the value is a URL whose password is never printed, not
+	// even by `config get`, which prints other values as stored: the
+	// Redis password, like a token.
+	Password bool
+	// needs is the key this one works through when it is on (see on),
+	// and needsWhy says why; see Settings, Set and Unset.
+	needs, needsWhy string
 }
 
 // Keys lists every setting, in the order `config list` prints them.
@@ -66,13 +77,23 @@ var Keys = []Key{
 	{Name: "insecure_skip_verify", Env: "TILOOKUP_INSECURE_SKIP_VERIFY", Default: "false", Help: "do not verify TLS certificates (dangerous: warned about on every run)", Values: []string{"true", "false"}},
 	{Name: "cache", Flag: "cache", Env: "TILOOKUP_CACHE", Default: "0", Help: "keep answers on disk this long (24h, 7d, or seconds; 0 = off)", validate: validCacheTTL},
 	{Name: "cache_max_size", Env: "TILOOKUP_CACHE_MAX_SIZE", Default: "100MiB", Help: "size cap of the answer cache; the oldest answers go first", validate: validSize},
-	{Name: "cache_url", Flag: "cache-url", Env: "TILOOKUP_CACHE_URL", Help: "a Redis shared by every process and host that uses it (redis://[user:pass@]host:port/db, rediss:// for TLS, unix:///path?db=N)", validate: validCacheURL},
-	{Name: "shared_rate", Flag: "shared-rate", Env: "TILOOKUP_SHARED_RATE", Default: "0", Help: "requests a second for every process and host that uses the same cache_url and service together (0 = off)", validate: validRate},
+	{Name: "cache_url", Flag: "cache-url", Env: "TILOOKUP_CACHE_URL", Help: "a Redis shared by every process and host that uses it (redis://[user:pass@]host:port/db, rediss:// for TLS, unix:///path?db=N)", validate: validCacheURL, setup: true, Password: true},
+	{Name: "shared_rate", Flag: "shared-rate", Env: "TILOOKUP_SHARED_RATE", Default: "0", Help: "requests a second for every process and host that uses the same cache_url and service together (0 = off)", validate: validRate, setup: true, needs: "cache_url", needsWhy: "the processes share their rate through it"},
 	{Name: "allowlist", Flag: "allowlist", Env: "TILOOKUP_ALLOWLIST", Help: "triage: file of values, CIDR blocks and domains never to look up"},
 	{Name: "warninglists", Flag: "warninglists", Env: "TILOOKUP_WARNINGLISTS", Help: "triage: a checkout of MISP warninglists; values on them are skipped (on cidr lists, marked)"},
 	{Name: "misp_url", Flag: "misp-url", Env: "TILOOKUP_MISP_URL", Help: "push misp: the MISP instance the event goes to", validate: validURL},
 	{Name: "taxii_url", Flag: "taxii-url", Env: "TILOOKUP_TAXII_URL", Help: "push taxii: the TAXII 2.1 API root the bundle goes to (https://host/api1/)", validate: validURL},
 	{Name: "taxii_collection", Flag: "collection", Env: "TILOOKUP_TAXII_COLLECTION", Help: "push taxii: the id of the collection the objects go to"},
+}
+
+// on tells whether v turns k on: a number other than 0 (shared_rate 0 is
+// off, and needs no cache_url), or any other value set but the default.
+func (k Key) on(v string) bool {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		return n != 0
+	}
+	return v != "" && v != k.Default
 }
 
 // Lookup finds a key by name.

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -54,11 +53,19 @@ func (c *Config) Settings() (Settings, error) {
 	s.CacheURL = strings.TrimSpace(p.str("cache_url"))
 	if p.check("shared_rate") {
 		s.SharedRate, _ = ParseRate(c.Get("shared_rate"))
-		if s.SharedRate > 0 && s.CacheURL == "" && p.err == nil {
-			p.err = c.invalid("shared_rate", fmt.Errorf("shared_rate needs cache_url: the processes share their rate through it"))
-		}
+	}
+	for _, k := range Keys {
+		p.requires(k)
 	}
 	return s, p.err
+}
+
+// Checked is one key's effective value, checked as Settings checks it (the
+// same error for a bad one), for a command that needs that key alone.
+func (c *Config) Checked(name string) (string, error) {
+	p := parser{c: c}
+	v := p.str(name)
+	return v, p.err
 }
 
 // parser keeps the first error, so that Settings reads as a list.
@@ -80,6 +87,13 @@ func (p *parser) check(name string) bool {
 		}
 	}
 	return true
+}
+
+// requires fails when k is on while the key it works through is not set.
+func (p *parser) requires(k Key) {
+	if p.err == nil && k.needs != "" && k.on(p.c.Get(k.Name)) && strings.TrimSpace(p.c.Get(k.needs)) == "" {
+		p.err = p.c.withoutNeeded(k)
+	}
 }
 
 func (p *parser) str(name string) string {

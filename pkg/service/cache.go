@@ -2,7 +2,6 @@ package service
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cache"
@@ -67,31 +66,26 @@ func (w *wiring) debugCacheOff() {
 	}
 }
 
-// handoffTTL is how long an answer stays in the shared cache while the
-// cache setting is off: long enough for the processes that waited on the
-// one that asked to read it, and no longer, since the user wants fresh
-// answers.
-const handoffTTL = 10 * time.Second
-
 // sharedCached puts the shared cache between the disk cache and the
 // service: a value missing on disk is read from Redis, and asked of the
 // service by one process of the fleet at a time. It keeps answers for the
-// cache setting's time, or only hands them over when the cache is off.
+// cache setting's time; with the cache off it keeps none, and an answer
+// goes only to the processes that were waiting for it.
 func (w *wiring) sharedCached(next lookup.Searcher, s config.Settings, scope cache.Scope, raw, refresh bool) lookup.Searcher {
 	f := w.f
 	store := w.sharedStore(s)
 	if store == nil {
 		return next
 	}
-	ttl := s.Cache
-	if ttl == 0 {
-		ttl = handoffTTL
-	}
 	debug := f.Debug()
 	if debug != nil {
-		fmt.Fprintf(debug, "[debug] shared cache: %s, answers kept %s\n", sanitize.String(store.String()), cache.FormatDuration(ttl))
+		kept := "answers kept " + cache.FormatDuration(s.Cache)
+		if s.Cache == 0 {
+			kept = "answers not kept (cache off), only handed to the processes waiting for them"
+		}
+		fmt.Fprintf(debug, "[debug] shared cache: %s, %s\n", sanitize.String(store.String()), kept)
 	}
-	return cache.NewSearcher(store, next, scope, cache.SearchOptions{TTL: ttl, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut, Name: "shared cache"})
+	return cache.NewSearcher(store, next, scope, cache.SearchOptions{TTL: s.Cache, Raw: raw, Refresh: refresh, Debug: debug, Warn: f.IO.ErrOut, Name: "shared cache"})
 }
 
 // SharePace paces client by shared_rate, when one is set: one bucket in

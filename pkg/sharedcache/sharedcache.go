@@ -24,6 +24,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cache"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
@@ -98,24 +99,12 @@ func Open(o Options) (*Store, error) {
 	if o.Wait <= 0 {
 		o.Wait = 30 * time.Second
 	}
-	return &Store{rdb: redis.NewClient(ro), display: Redact(o.URL), o: o, owner: strconv.FormatInt(time.Now().UnixNano(), 36)}, nil
+	return &Store{rdb: redis.NewClient(ro), display: api.RedactRawURL(o.URL), o: o, owner: strconv.FormatInt(time.Now().UnixNano(), 36)}, nil
 }
 
 type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
-
-// Redact is the URL as it may be printed: without the password.
-func Redact(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.Redacted()
-}
 
 // String is where the store is, fit to print.
 func (s *Store) String() string { return s.display }
@@ -137,12 +126,13 @@ func (s *Store) fail(err error) {
 	})
 }
 
-// redactErr keeps the password out of an error that quotes the URL.
+// redactErr keeps the password out of an error that quotes the URL, or
+// the password alone, in the form every printed URL has.
 func redactErr(err error, raw string) string {
-	msg := err.Error()
+	msg := strings.ReplaceAll(err.Error(), raw, api.RedactRawURL(raw))
 	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
-			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+			msg = strings.ReplaceAll(msg, pw, "[redacted]")
 		}
 	}
 	return msg
@@ -157,12 +147,24 @@ func claimKey(key string) string  { return prefix + "l:" + cache.HashKey(key) }
 
 // Get is cache.Store's: an entry that does not decode is a miss.
 func (s *Store) Get(key string) (cache.Entry, bool) {
+	e, ok := s.get(answerKey(key), key)
+	if !ok || !s.o.Now().Before(e.Expires) {
+		return cache.Entry{}, false
+	}
+	return e, true
+}
+
+// get reads the entry for key stored under the Redis key rk, expired or
+// not: Redis expires it on its own clock, which a handed-over answer
+// trusts rather than this host's (hosts' clocks differ by more than the
+// few seconds it lives).
+func (s *Store) get(rk, key string) (cache.Entry, bool) {
 	if s.Down() {
 		return cache.Entry{}, false
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	data, err := s.rdb.Get(ctx, answerKey(key)).Bytes()
+	data, err := s.rdb.Get(ctx, rk).Bytes()
 	if err != nil {
 		if !errors.Is(err, redis.Nil) {
 			s.fail(err)
@@ -170,25 +172,27 @@ func (s *Store) Get(key string) (cache.Entry, bool) {
 		return cache.Entry{}, false
 	}
 	e, err := cache.DecodeEntry(data, key)
-	if err != nil || !s.o.Now().Before(e.Expires) {
-		return cache.Entry{}, false
-	}
-	return e, true
+	return e, err == nil
 }
 
 // Put is cache.Store's. Redis expires the entry itself. A failure is the
 // store's one notice, not the caller's: the answer was served all the same.
 func (s *Store) Put(key string, body []byte, ttl time.Duration) error {
+	s.set(answerKey(key), key, body, ttl)
+	return nil
+}
+
+// set stores the entry for key under the Redis key rk for ttl.
+func (s *Store) set(rk, key string, body []byte, ttl time.Duration) {
 	if s.Down() {
-		return nil
+		return
 	}
 	now := s.o.Now()
 	ctx, cancel := s.ctx()
 	defer cancel()
-	if err := s.rdb.Set(ctx, answerKey(key), cache.EncodeEntry(key, body, now, now.Add(ttl)), ttl).Err(); err != nil {
+	if err := s.rdb.Set(ctx, rk, cache.EncodeEntry(key, body, now, now.Add(ttl)), ttl).Err(); err != nil {
 		s.fail(err)
 	}
-	return nil
 }
 
 // Now is cache.Store's clock.
@@ -206,13 +210,24 @@ func (s *Store) MaxAnswer() int64 {
 // expired and was taken over belongs to another process now.
 var releaseScript = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
+// handOverTTL is how long an answer handed over to the waiting processes
+// stays: they read it as soon as the claim is released (their poll is at
+// most 25ms), so this is room for a loaded machine, not a cache. Only a
+// process that saw the claim's token can read it at all.
+const handOverTTL = 10 * time.Second
+
+// handOverKey is where the holder of claim token hands its answer over.
+func handOverKey(key, token string) string { return prefix + "h:" + cache.HashKey(key) + ":" + token }
+
 // Claim is cache.Claimer's: it takes the key's claim (SET NX with the
 // wait as its lifetime), waiting while another process holds it, for at
-// most Options.Wait, after which the caller asks anyway.
-func (s *Store) Claim(ctx context.Context, key string) (release func()) {
-	none := func() {}
+// most Options.Wait, after which the caller asks anyway. The claim
+// remembers whom it waited for, so that it reads the answer they handed
+// over and no other.
+func (s *Store) Claim(ctx context.Context, key string) cache.Claim {
+	c := &claim{s: s, key: key}
 	if s.Down() {
-		return none
+		return c
 	}
 	ck := claimKey(key)
 	token := s.owner + "." + strconv.FormatInt(s.claims.Add(1), 36)
@@ -221,32 +236,75 @@ func (s *Store) Claim(ctx context.Context, key string) (release func()) {
 	for {
 		octx, cancel := s.ctx()
 		ok, err := s.rdb.SetNX(octx, ck, token, s.o.Wait).Result()
-		cancel()
-		if err != nil {
-			s.fail(err)
-			return none
-		}
-		if ok {
-			return func() {
-				if s.Down() {
-					return
-				}
-				octx, cancel := s.ctx()
-				defer cancel()
-				if err := releaseScript.Run(octx, s.rdb, []string{ck}, token).Err(); err != nil {
-					s.fail(err)
-				}
+		var holder string
+		if err == nil && !ok {
+			holder, err = s.rdb.Get(octx, ck).Result()
+			if errors.Is(err, redis.Nil) { // released in between: try again
+				holder, err = "", nil
 			}
 		}
+		cancel()
+		switch {
+		case err != nil:
+			s.fail(err)
+			return c
+		case ok:
+			c.token = token
+			return c
+		case holder != "" && (len(c.waitedFor) == 0 || c.waitedFor[len(c.waitedFor)-1] != holder):
+			c.waitedFor = append(c.waitedFor, holder)
+		}
 		if time.Now().Add(poll).After(giveUp) {
-			return none
+			return c
 		}
 		select {
 		case <-ctx.Done():
-			return none
+			return c
 		case <-time.After(poll):
 		}
 		poll = min(2*poll, 25*time.Millisecond)
+	}
+}
+
+// claim is one process's turn at a key.
+type claim struct {
+	s   *Store
+	key string
+	// token is the claim's in Redis; "" when the caller asks without one
+	// (the wait ran out, or the store failed).
+	token string
+	// waitedFor are the tokens of the processes that held the key while
+	// this one waited, the latest last.
+	waitedFor []string
+}
+
+// HandedOver is cache.Claim's: the answer of the latest process this one
+// waited for that handed one over.
+func (c *claim) HandedOver() (cache.Entry, bool) {
+	for i := len(c.waitedFor) - 1; i >= 0 && !c.s.Down(); i-- {
+		if e, ok := c.s.get(handOverKey(c.key, c.waitedFor[i]), c.key); ok {
+			return e, true
+		}
+	}
+	return cache.Entry{}, false
+}
+
+// HandOver is cache.Claim's.
+func (c *claim) HandOver(body []byte) {
+	if c.token != "" {
+		c.s.set(handOverKey(c.key, c.token), c.key, body, handOverTTL)
+	}
+}
+
+// Release is cache.Claim's.
+func (c *claim) Release() {
+	if c.token == "" || c.s.Down() {
+		return
+	}
+	octx, cancel := c.s.ctx()
+	defer cancel()
+	if err := releaseScript.Run(octx, c.s.rdb, []string{claimKey(c.key)}, c.token).Err(); err != nil {
+		c.s.fail(err)
 	}
 }
 

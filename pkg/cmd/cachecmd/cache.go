@@ -140,13 +140,13 @@ func open(f *cmdutil.Factory) (*cache.Cache, error) {
 
 // openShared is the shared cache of cache_url, or nil when none is set.
 func openShared(f *cmdutil.Factory) (*sharedcache.Store, error) {
-	v, err := f.Get("cache_url")
-	if err != nil || strings.TrimSpace(v) == "" {
+	cfg, err := f.ConfigUnchecked()
+	if err != nil {
 		return nil, err
 	}
-	k, _ := config.Lookup("cache_url")
-	if err := k.Validate(v); err != nil {
-		return nil, failure.New(failure.Config, "%v", err).WithHint("fix it with `tilookup config set cache_url URL`")
+	v, err := cfg.Checked("cache_url")
+	if err != nil || strings.TrimSpace(v) == "" {
+		return nil, err
 	}
 	return sharedcache.Open(sharedcache.Options{URL: v})
 }
@@ -259,7 +259,8 @@ func runStats(o *Options) error {
 	if shared != nil {
 		line := sanitize.String(shared.URL)
 		if shared.Error != "" {
-			line += ": cannot be read (" + sanitize.String(shared.Error) + ")"
+			// A cache_url that is not valid has no URL to show.
+			line = strings.TrimPrefix(line+": ", ": ") + "cannot be read (" + sanitize.String(shared.Error) + ")"
 		} else {
 			line += fmt.Sprintf(": %d answers, %s", shared.Entries, humanSize(shared.Bytes))
 		}

@@ -138,15 +138,22 @@ func completeValues(_ *cobra.Command, args []string, _ string) ([]string, cobra.
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
 
+// getRun prints the value as stored, for scripts, except a password that
+// is never printed (cache_url's), which shows as in config list.
 func getRun(opts *Options) error {
-	if _, ok := config.Lookup(opts.Key); !ok {
+	k, ok := config.Lookup(opts.Key)
+	if !ok {
 		return config.UnknownKey(opts.Key)
 	}
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.Out, cfg.Get(opts.Key))
+	v := cfg.Get(opts.Key)
+	if k.Password {
+		v = redactValue(v)
+	}
+	fmt.Fprintln(opts.IO.Out, v)
 	return nil
 }
 
@@ -272,7 +279,8 @@ func listRecords(opts *Options, cfg Reader, format output.Format) error {
 
 // redactValue hides the password (and user name) of a URL with user info
 // (https://alice:pw@ti.example), as every printed URL does; `config get`
-// prints the value as stored, for scripts that asked for it.
+// prints the value as stored, for scripts that asked for it, but for a
+// key whose password is never printed (config.Key.Password).
 func redactValue(v string) string {
 	if strings.Contains(v, "://") {
 		return api.RedactRawURL(v)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/cmdutil"
+	"github.com/tilookup/tilookup/pkg/config"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
@@ -154,5 +155,50 @@ func TestListShowsThePagerThatWouldRun(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^pager +less -FRX +\(default\)$`).MatchString(out.String()) {
 		t.Errorf("list:\n%s", out.String())
+	}
+}
+
+// config get prints a value as stored, except a password that is never
+// printed (cache_url's), which it shows as config list does.
+func TestGetNeverPrintsThePasswordListHides(t *testing.T) {
+	const secret = "s3cretpw"
+	opts, c, out := newOpts()
+	for _, k := range config.Keys {
+		if !k.Password {
+			continue
+		}
+		c.values[k.Name] = "redis://:" + secret + "@redis.test:6379/0"
+		c.sources[k.Name] = "file"
+		opts.Key = k.Name
+		out.Reset()
+		if err := getRun(opts); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.TrimSuffix(out.String(), "\n")
+		out.Reset()
+		c.values["output"] = "json"
+		if err := listRun(opts); err != nil {
+			t.Fatal(err)
+		}
+		c.values["output"] = "table"
+		var entries []struct{ Key, Value string }
+		if err := json.Unmarshal([]byte(out.String()), &entries); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Key == k.Name && e.Value != got {
+				t.Errorf("config get %s printed %q, config list %q", k.Name, got, e.Value)
+			}
+		}
+		if strings.Contains(got, secret) || !strings.Contains(got, "@redis.test:6379/0") {
+			t.Errorf("config get %s printed %q", k.Name, got)
+		}
+	}
+	// Other values are printed as stored, for scripts.
+	c.values["base_url"] = "https://alice:pw@ti.example"
+	opts.Key = "base_url"
+	out.Reset()
+	if err := getRun(opts); err != nil || out.String() != "https://alice:pw@ti.example\n" {
+		t.Errorf("config get base_url: %q, %v", out, err)
 	}
 }
