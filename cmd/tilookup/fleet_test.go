@@ -249,9 +249,6 @@ func TestFleetSharesOneRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	if os.Getenv("CI") != "true" && os.Getenv("TILOOKUP_SLOW_TESTS") == "" {
-		t.Skip("takes some seconds: runs in CI, or with TILOOKUP_SLOW_TESTS=1")
-	}
 	addr, _ := startRedis(t)
 	const rate = 50
 	cs := startCountingService(t, rate)
