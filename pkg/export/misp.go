@@ -12,6 +12,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/uuid"
 )
 
 // MISPOptions say how to write a MISP event.
@@ -80,11 +81,8 @@ type MISPRun struct {
 var mispLink = ioc.MISPMapping{Type: "link", Category: "External analysis"}
 
 // mispNamespace is the UUIDv5 namespace of tilookup's MISP attributes (a
-// random UUID fixed once). An attribute's UUID is that of its event's
-// UUID, type and value: the same document names its attributes the same
-// way each time it is written or pushed, and two events never share an
-// attribute UUID, which MISP keeps unique across the instance (a second
-// run's event would otherwise have its attributes refused).
+// random UUID fixed once): the same value gets the same attribute UUID in
+// every run, so that importing a new run into the event updates it.
 var mispNamespace = [16]byte{0x22, 0x10, 0xc9, 0xe4, 0x32, 0xc8, 0x4a, 0x56, 0x9b, 0xd0, 0xcc, 0x19, 0x27, 0x94, 0x01, 0x95}
 
 // The event and its attributes as MISP's format 2.4 has them: every
@@ -146,14 +144,14 @@ func MISP(w io.Writer, r *report.Report, opts MISPOptions) error {
 //     that point to the same page;
 //   - the TLP tag (tlp:amber...) when opts.TLP is set.
 //
-// The event's UUID is random (each run is a new event); its attributes'
-// are UUIDv5 of the event's UUID and the attribute's type and value.
+// Attribute UUIDs are UUIDv5 of the attribute's type and value, the
+// event's is random.
 func MISPEvent(w io.Writer, run MISPRun, opts MISPOptions) error {
 	t := run.Time.UTC()
 	if t.IsZero() {
 		t = time.Now().UTC()
 	}
-	id, err := uuid4(opts.Rand)
+	id, err := uuid.V4(opts.Rand)
 	if err != nil {
 		return err
 	}
@@ -173,7 +171,7 @@ func MISPEvent(w io.Writer, run MISPRun, opts MISPOptions) error {
 	seen := map[string]int{} // attribute UUID -> index in ev.Attribute
 	add := func(mt ioc.MISPMapping, value, comment string, toIDS bool) int {
 		a := mispAttribute{
-			UUID: uuid5(mispNamespace, id+"|"+mt.Type+"|"+value), Type: mt.Type, Category: mt.Category,
+			UUID: uuid.V5(mispNamespace, mt.Type+"|"+value), Type: mt.Type, Category: mt.Category,
 			Value: value, ToIDS: toIDS, Distribution: "5", Timestamp: stamp, Comment: comment,
 		}
 		if i, dup := seen[a.UUID]; dup {

@@ -10,6 +10,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/report"
+	"github.com/tilookup/tilookup/pkg/uuid"
 )
 
 // STIXOptions say how to write a STIX bundle.
@@ -113,7 +114,7 @@ func (b *bundler) write(w io.Writer, r *report.Report, opts STIXOptions) error {
 	if r.Interrupted {
 		b.incomplete()
 	}
-	id, err := uuid4(opts.Rand)
+	id, err := uuid.V4(opts.Rand)
 	if err != nil {
 		return err
 	}

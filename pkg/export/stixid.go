@@ -1,12 +1,11 @@
 package export
 
 import (
-	"crypto/rand"
-	"crypto/sha1"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tilookup/tilookup/pkg/uuid"
 )
 
 // scoNamespace is the UUIDv5 namespace STIX 2.1 (section 2.9) fixes for
@@ -26,19 +25,7 @@ func scoID(typ, key string, value string, hashAlgo string) string {
 	} else {
 		name = `{"` + key + `":` + jcsString(value) + `}`
 	}
-	return typ + "--" + uuid5(scoNamespace, name)
-}
-
-// uuid5 is RFC 4122's name-based UUID with SHA-1.
-func uuid5(ns [16]byte, name string) string {
-	h := sha1.New()
-	h.Write(ns[:])
-	io.WriteString(h, name)
-	var u [16]byte
-	copy(u[:], h.Sum(nil))
-	u[6] = u[6]&0x0f | 0x50
-	u[8] = u[8]&0x3f | 0x80
-	return formatUUID(u)
+	return typ + "--" + uuid.V5(scoNamespace, name)
 }
 
 // sdoNamespace is the UUIDv5 namespace of the objects tilookup makes
@@ -58,26 +45,7 @@ func sdoID(typ string, parts ...string) string {
 	for _, p := range parts {
 		name += "," + jcsString(p)
 	}
-	return typ + "--" + uuid5(sdoNamespace, name+"]")
-}
-
-// uuid4 is a random UUID read from r (crypto/rand when nil), for what is
-// new in each run: a bundle, a MISP event.
-func uuid4(r io.Reader) (string, error) {
-	if r == nil {
-		r = rand.Reader
-	}
-	var u [16]byte
-	if _, err := io.ReadFull(r, u[:]); err != nil {
-		return "", fmt.Errorf("cannot make a random id: %w", err)
-	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return formatUUID(u), nil
-}
-
-func formatUUID(u [16]byte) string {
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	return typ + "--" + uuid.V5(sdoNamespace, name+"]")
 }
 
 // jcsString is a JSON string as RFC 8785 serialises it (ECMAScript's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/uuid"
 )
 
 // observable is how one tilookup type becomes a STIX observable: its STIX
@@ -92,7 +93,7 @@ func (o observable) object(v string) object {
 	}
 	if n, ok := o.numberOf(v); ok {
 		// {"number": n}: a JSON number, which JCS writes as its digits.
-		obj.ID = o.stixType + "--" + uuid5(scoNamespace, `{"number":`+strconv.FormatUint(n, 10)+`}`)
+		obj.ID = o.stixType + "--" + uuid.V5(scoNamespace, `{"number":`+strconv.FormatUint(n, 10)+`}`)
 		obj.Number = &n
 		return obj
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/sanitize"
+	"github.com/tilookup/tilookup/pkg/uuid"
 )
 
 // OpMISP names MISP's calls in error messages.
@@ -314,6 +315,15 @@ func (m *MISP) addAttributes(ctx context.Context, have *remote, missing []Attrib
 			return err
 		}
 		_, err = m.call(ctx, http.MethodPost, path, payload)
+		if err != nil && refusal(err) && uuidTaken(err) && a.UUID != "" {
+			// The same value's attribute in another event (an earlier run):
+			// add it under a uuid of this event's own.
+			a = inEvent(a, have.UUID)
+			if payload, err = json.Marshal(attributePayload(a)); err != nil {
+				return err
+			}
+			_, err = m.call(ctx, http.MethodPost, path, payload)
+		}
 		if err == nil {
 			res.Added++
 			continue
@@ -369,22 +379,56 @@ func attributePayload(a Attribute) map[string]any {
 // format."]}), nested under the model's name for an event.
 func mispReason(err error) string {
 	r := reason(err)
+	why := mispErrors(err)
+	if len(why) == 0 {
+		return r
+	}
+	return sanitize.Truncate(sanitize.String(r+": "+strings.Join(why, "; ")), maxReason)
+}
+
+// mispErrors are the reasons in the "errors" of MISP's answer to err's
+// request, each after the field it is about; none when it gave none.
+func mispErrors(err error) []string {
 	var ae *api.APIError
 	if !errors.As(err, &ae) || len(ae.Body) == 0 {
-		return r
+		return nil
 	}
 	var doc struct {
 		Errors any `json:"errors"`
 	}
 	if json.Unmarshal(ae.Body, &doc) != nil {
-		return r
+		return nil
 	}
 	var why []string
 	errorTexts(doc.Errors, "", &why)
-	if len(why) == 0 {
-		return r
+	return why
+}
+
+// uuidTaken says MISP refused an attribute only because another event
+// holds its uuid: MISP keeps attribute uuids unique across the instance,
+// while -o misp names a value's attribute the same in every run.
+func uuidTaken(err error) bool {
+	why := mispErrors(err)
+	for _, w := range why {
+		if !strings.HasPrefix(w, "uuid: ") {
+			return false
+		}
 	}
-	return sanitize.Truncate(sanitize.String(r+": "+strings.Join(why, "; ")), maxReason)
+	return len(why) > 0
+}
+
+// eventNamespace is the UUIDv5 namespace of the uuid an attribute is
+// added under when another event holds its own (a random UUID fixed once).
+var eventNamespace = [16]byte{0x5c, 0x0e, 0x8a, 0x61, 0x3d, 0x4b, 0x4f, 0x27, 0x8e, 0x0a, 0x19, 0x6c, 0xd2, 0x73, 0x44, 0xb5}
+
+// inEvent is a, renamed for the event with uuid event: the same name in
+// every push into that event, so that a re-push finds it there.
+func inEvent(a Attribute, event string) Attribute {
+	fields := maps.Clone(a.Fields)
+	a.UUID = uuid.V5(eventNamespace, event+"|"+a.UUID)
+	fields["uuid"] = a.UUID
+	a.Fields = fields
+	return a
 }
 
 // maxReason bounds a refusal's text: it is one line of a report.

@@ -492,9 +492,11 @@ func runDocument(t *testing.T, attrs []map[string]any) string {
 }
 
 // TestPushSecondRun: a second run of the same values is a new event whose
-// attributes MISP takes (attribute uuids are unique across the instance:
-// the first event's must not come back), and added to the first event
-// with --event it adds nothing, MISP holding each value already.
+// attributes MISP takes, although -o misp names a value's attribute the
+// same in every run and MISP keeps attribute uuids unique across the
+// instance (push adds them under uuids of that event's own), and pushing
+// it again adds nothing; added to the first event with --event it adds
+// nothing, MISP holding each value already.
 func TestPushSecondRun(t *testing.T) {
 	s := newMISPStandIn(t, loadOpenAPI(t))
 	_, attrs := readDoc(t)
@@ -516,6 +518,11 @@ func TestPushSecondRun(t *testing.T) {
 	var two push.MISPResult
 	if err := json.Unmarshal([]byte(apart.out), &two); err != nil || apart.code != 0 || two.Added != one.Added || two.EventID == one.EventID {
 		t.Errorf("second run as its own event: exit %d, %q %s; want %d added to a new event", apart.code, apart.out, apart.errOut, one.Added)
+	}
+	rerun := pushTo(t, s, s.key, second, output.JSON, push.MISPOptions{})
+	var three push.MISPResult
+	if err := json.Unmarshal([]byte(rerun.out), &three); err != nil || rerun.code != 0 || three.Added != 0 || three.Existing != one.Added || three.EventID != two.EventID {
+		t.Errorf("second run pushed again: exit %d, %q %s; want nothing added to event %s", rerun.code, rerun.out, rerun.errOut, two.EventID)
 	}
 	for u, n := range s.attributes() {
 		if n != 1 {

@@ -149,14 +149,13 @@ func TestMISPEventChangedOnly(t *testing.T) {
 
 func TestMISPEventUUIDsStable(t *testing.T) {
 	_, _, a := decodeEvent(t, writeMISPEvent(t, "one", mispChanges(), export.Options{}, false))
-	// Another run, another list name, the value now changed: another
-	// event, so another attribute uuid (MISP keeps them unique across the
-	// instance: reusing the first event's would have it refused).
+	// Another run, another list name, the value now changed: the same
+	// attribute, so that importing it updates the one already in MISP.
 	later := mispChanges()[:1]
 	later[0].Change = "changed"
 	_, _, b := decodeEvent(t, writeMISPEvent(t, "two", later, export.Options{ToIDS: true}, false))
 	before, after := a["44d88612fea8a8f36de82e1278abb02f"], b["44d88612fea8a8f36de82e1278abb02f"]
-	if before.UUID == "" || after.UUID == "" || before.UUID == after.UUID {
+	if before.UUID == "" || before.UUID != after.UUID {
 		t.Errorf("uuid %q then %q", before.UUID, after.UUID)
 	}
 	if !after.ToIDS || !strings.HasPrefix(after.Comment, "Changed") {
