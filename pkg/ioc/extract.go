@@ -53,8 +53,9 @@ type extractor struct {
 	marks []int  // offsets in l where refang rewrote something
 	l     []byte // the refanged line
 
-	found []candidate // what the lines processed since the last merge hold
-	vals  []byte      // their normalized values, back to back
+	found  []candidate // what the lines processed since the last merge hold
+	vals   []byte      // their normalized values, back to back
+	hashes []hash128   // the hashes of the first of them, if computed (hashFound)
 
 	resume  int        // where scanning resumes after refang
 	anchors anchorScan // the line's anchors

@@ -26,8 +26,8 @@ type merger struct {
 	n     int       // slots in use
 
 	// While a merge is under way, the values it found new are in arena,
-	// and fresh has their bounds and types; hashes holds the hash of each
-	// candidate.
+	// and fresh has their bounds and types; hashes holds the hashes of
+	// candidates that came without them.
 	arena  []byte
 	fresh  []freshVal
 	hashes []hash128
@@ -51,22 +51,39 @@ func newMerger(fn func(Indicator) error) *merger {
 // merge reports e's new candidates and empties its lists.
 func (m *merger) merge(e *extractor) {
 	if m.err == nil && len(e.found) > 0 {
-		m.mergeFound(e.found, e.vals)
+		m.mergeFound(e.found, e.vals, e.hashes)
 	}
-	e.found, e.vals = e.found[:0], e.vals[:0]
+	e.found, e.vals, e.hashes = e.found[:0], e.vals[:0], e.hashes[:0]
 }
 
-// hash is key's hash128, never the zero value (an empty slot).
-func (m *merger) hash(key []byte) hash128 {
-	h := hash128{maphash.Bytes(m.seed[0], key), maphash.Bytes(m.seed[1], key)}
+// hashOf is key's hash128 under seed, never the zero value (an empty
+// slot).
+func hashOf(seed *[2]maphash.Seed, key []byte) hash128 {
+	h := hash128{maphash.Bytes(seed[0], key), maphash.Bytes(seed[1], key)}
 	if h == (hash128{}) {
 		h.b = 1
 	}
 	return h
 }
 
+// hashFound appends to hashes, which holds the hashes of the first
+// len(hashes) values of found, the hashes of the others. The workers of
+// extractParallel hash what they found, so that the merger, which runs
+// alone, has only the table to look up.
+func hashFound(seed *[2]maphash.Seed, found []candidate, vals []byte, hashes []hash128) []hash128 {
+	start := 0
+	if k := len(hashes); k > 0 {
+		start = found[k-1].end
+	}
+	for _, c := range found[len(hashes):] {
+		hashes = append(hashes, hashOf(seed, vals[start:c.end]))
+		start = c.end
+	}
+	return hashes
+}
+
 // add records key and reports whether it is new.
-func (m *merger) add(key []byte) bool { return m.addHash(m.hash(key)) }
+func (m *merger) add(key []byte) bool { return m.addHash(hashOf(&m.seed, key)) }
 
 // touch loads the slot where each of hashes starts its probe, so that the
 // probes that follow find them in the cache. A report of 100,000 distinct
@@ -101,19 +118,20 @@ func (m *merger) addHash(h hash128) bool {
 	}
 }
 
-func (m *merger) mergeFound(found []candidate, vals []byte) {
-	m.arena, m.fresh, m.hashes = m.arena[:0], m.fresh[:0], m.hashes[:0]
-	start := 0
-	for _, c := range found {
-		m.hashes = append(m.hashes, m.hash(vals[start:c.end]))
-		start = c.end
+// mergeFound reports the new values of found, whose hashes are hashes or,
+// for those past its end, not computed yet.
+func (m *merger) mergeFound(found []candidate, vals []byte, hashes []hash128) {
+	m.arena, m.fresh = m.arena[:0], m.fresh[:0]
+	if len(hashes) < len(found) {
+		m.hashes = hashFound(&m.seed, found, vals, append(m.hashes[:0], hashes...))
+		hashes = m.hashes
 	}
-	m.touch(m.hashes)
-	start = 0
+	m.touch(hashes)
+	start := 0
 	for i, c := range found {
 		key := vals[start:c.end]
 		start = c.end
-		if !m.addHash(m.hashes[i]) {
+		if !m.addHash(hashes[i]) {
 			continue
 		}
 		m.fresh = append(m.fresh, freshVal{start: len(m.arena), end: len(m.arena) + len(key), typ: c.typ})
