@@ -312,7 +312,7 @@ const (
 	sDigit               // 0-9
 	sTrigger             // cTrigger
 	sOther               // not a letter, digit, '.', '-' or '_'
-	sPunct   = 1 << 7    // cPunct; the top bit, so that k/sPunct counts them
+	sPunct               // cPunct
 )
 
 var scanClass = func() (t [256]uint8) {
@@ -344,7 +344,6 @@ var scanClass = func() (t [256]uint8) {
 func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
 	l := e.l
 	var seen uint8
-	puncts := 0
 	s = i
 	for s > from {
 		c := l[s-1]
@@ -356,9 +355,13 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			break
 		}
 		seen |= k
-		puncts += int(k / sPunct) // 1 for a punct: sPunct is the top bit
 		s--
 	}
+	// l[i] is no stop (processLine asks), so the loop below takes at least
+	// one byte, and butLast ends as what all the token's bytes but its last
+	// are: whether a punct ends the token and is its only one is then a
+	// test of two bytes, not a count kept for each.
+	var butLast uint8
 	t = i
 	for t < len(l) {
 		c := l[t]
@@ -369,8 +372,8 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			}
 			break
 		}
+		butLast = seen
 		seen |= k
-		puncts += int(k / sPunct)
 		t++
 	}
 	if askDefang {
@@ -395,7 +398,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	if t-s >= 32 {
 		return s, t, false, true, label
 	}
-	if seen&sPunct != 0 && !(puncts == 1 && class[l[t-1]]&cPunct != 0) {
+	if seen&sPunct != 0 && !(butLast&sPunct == 0 && class[l[t-1]]&cPunct != 0) {
 		return s, t, false, true, label
 	}
 	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
