@@ -550,7 +550,7 @@ func (e *extractor) token(a, b int) {
 			break
 		}
 		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
-			e.emit(s, end, URL)
+			e.emitURL(s, end, p)
 		}
 		// A URL that is refused is skipped whole: a piece of it
 		// (tcp://a.a/test.com's test.com) is no indicator of its own.
@@ -1171,15 +1171,25 @@ func (e *extractor) spacedCVE(s, t int) bool {
 // it refuses, take the general path, which allocates.
 func (e *extractor) emit(a, b int, t Type) { e.emitRaw(e.l[a:b], t) }
 
+// emitURL is emit for a URL that splitURL has taken as parts p: it is
+// not split again to be normalized.
+func (e *extractor) emitURL(a, b int, p urlParts) { e.emitSplit(e.l[a:b], URL, p, true) }
+
 // emitRaw is emit for a value that is not a piece of the line as it is.
-func (e *extractor) emitRaw(raw []byte, t Type) {
+func (e *extractor) emitRaw(raw []byte, t Type) { e.emitSplit(raw, t, urlParts{}, false) }
+
+// emitSplit is emitRaw, for a URL split as p when split is true.
+func (e *extractor) emitSplit(raw []byte, t Type, p urlParts, split bool) {
 	if e.want != 0 && e.want&typeBit(t) == 0 || e.named && t == Domain {
 		return
 	}
 	start := len(e.vals)
 	e.vals = append(e.vals, raw...)
-	if t == URL {
-		if n, ok := normalizeURLBytes(e.vals[start:]); ok {
+	if t == URL && !split {
+		p, split = splitURL(raw)
+	}
+	if t == URL && split {
+		if n, ok := normalizeURLBytes(e.vals[start:], p); ok {
 			e.vals = e.vals[:start+n]
 			e.found = append(e.found, candidate{typ: t, end: len(e.vals)})
 			return
@@ -1217,14 +1227,13 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// normalizeURLBytes is Normalize for a URL found in free text, in place,
-// with "&amp;" read as '&': it lower-cases an ASCII scheme and host and
-// returns the new length. It reports false for what needs the general path
-// (an IPv6 or non-ASCII host, a URL splitURL refuses); k may then be partly
-// rewritten.
-func normalizeURLBytes(k []byte) (int, bool) {
-	p, ok := splitURL(k)
-	if !ok || p.hostEnd > p.host && k[p.host] == '[' {
+// normalizeURLBytes is Normalize for a URL found in free text, which
+// splitURL has taken as parts p, in place, with "&amp;" read as '&': it
+// lower-cases an ASCII scheme and host and returns the new length. It
+// reports false for what needs the general path (an IPv6 or non-ASCII
+// host); k may then be partly rewritten.
+func normalizeURLBytes(k []byte, p urlParts) (int, bool) {
+	if p.hostEnd > p.host && k[p.host] == '[' {
 		return 0, false
 	}
 	if p.scheme > 0 && !lowerASCII(k[:p.scheme]) || !lowerASCII(k[p.host:p.hostEnd]) {
