@@ -983,7 +983,8 @@ func (e *extractor) atWord(ws, end, at int) {
 	for de > at+1 && (l[de-1] == '.' || l[de-1] == '-') {
 		de--
 	}
-	if ls < at && isEmail(l[ls:de]) && e.domainOK(at+1, de) {
+	// domainOK checks the domain as isEmail would, and more.
+	if _, ok := emailLocal(l[ls:de]); ok && ls < at && e.domainOK(at+1, de) {
 		if ls > ws {
 			e.word(ws, ls, ls)
 		}
