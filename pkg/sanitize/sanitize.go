@@ -117,9 +117,13 @@ func isBidi(r rune) bool {
 
 // firstUnsafe returns the byte offset of the first thing clean would change,
 // or -1. It is the allocation-free fast path.
-func firstUnsafe(s string, multi bool) int {
+func firstUnsafe(s string, multi bool) int { return findUnsafe(s, multi, true) }
+
+// findUnsafe is firstUnsafe, taking eight bytes at a time where it can
+// when words is true (a test holds it to words false).
+func findUnsafe(s string, multi, words bool) int {
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && printableASCII8(s[i:i+8]) {
+		if words && i+8 <= len(s) && printableASCII8(s[i:i+8]) {
 			// Eight printable ASCII bytes at once: the indicators extract
 			// prints, tens of thousands of them, are nothing else.
 			i += 8

@@ -224,31 +224,13 @@ func BenchmarkStringDirty(b *testing.B) {
 // where a byte at a time stops, for every byte value at every place of a
 // word and with printable bytes of every value around it.
 func TestFirstUnsafeWordAtATime(t *testing.T) {
-	bytewise := func(s string, multi bool) int {
-		for i := 0; i < len(s); {
-			c := s[i]
-			if c < utf8.RuneSelf {
-				if (c < 0x20 || c == 0x7f) && !(multi && (c == '\n' || c == '\t')) {
-					return i
-				}
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if size == 1 || IsUnsafe(r) {
-				return i
-			}
-			i += size
-		}
-		return -1
-	}
 	for _, fill := range []byte{' ', '!', '0', 'A', '~'} {
 		for c := range 256 {
 			for at := range 19 {
 				b := []byte(strings.Repeat(string(fill), 19))
 				b[at] = byte(c)
 				for _, multi := range []bool{false, true} {
-					if got, want := firstUnsafe(string(b), multi), bytewise(string(b), multi); got != want {
+					if got, want := firstUnsafe(string(b), multi), findUnsafe(string(b), multi, false); got != want {
 						t.Fatalf("%q (multi %v): %d, want %d", b, multi, got, want)
 					}
 				}
