@@ -53,8 +53,9 @@ type extractor struct {
 	marks []int  // offsets in l where refang rewrote something
 	l     []byte // the refanged line
 
-	found []candidate // what the lines processed since the last merge hold
-	vals  []byte      // their normalized values, back to back
+	found  []candidate // what the lines processed since the last merge hold
+	vals   []byte      // their normalized values, back to back
+	hashes []hash128   // the hashes of the first of them, if computed (hashFound)
 
 	resume  int        // where scanning resumes after refang
 	anchors anchorScan // the line's anchors
@@ -311,7 +312,7 @@ const (
 	sDigit               // 0-9
 	sTrigger             // cTrigger
 	sOther               // not a letter, digit, '.', '-' or '_'
-	sPunct   = 1 << 7    // cPunct; the top bit, so that k/sPunct counts them
+	sPunct               // cPunct
 )
 
 var scanClass = func() (t [256]uint8) {
@@ -343,7 +344,6 @@ var scanClass = func() (t [256]uint8) {
 func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
 	l := e.l
 	var seen uint8
-	puncts := 0
 	s = i
 	for s > from {
 		c := l[s-1]
@@ -355,9 +355,13 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			break
 		}
 		seen |= k
-		puncts += int(k / sPunct) // 1 for a punct: sPunct is the top bit
 		s--
 	}
+	// l[i] is no stop (processLine asks), so the loop below takes at least
+	// one byte, and butLast ends as what all the token's bytes but its last
+	// are: whether a punct ends the token and is its only one is then a
+	// test of two bytes, not a count kept for each.
+	var butLast uint8
 	t = i
 	for t < len(l) {
 		c := l[t]
@@ -368,8 +372,8 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			}
 			break
 		}
+		butLast = seen
 		seen |= k
-		puncts += int(k / sPunct)
 		t++
 	}
 	if askDefang {
@@ -394,7 +398,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	if t-s >= 32 {
 		return s, t, false, true, label
 	}
-	if seen&sPunct != 0 && !(puncts == 1 && class[l[t-1]]&cPunct != 0) {
+	if seen&sPunct != 0 && !(butLast&sPunct == 0 && class[l[t-1]]&cPunct != 0) {
 		return s, t, false, true, label
 	}
 	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
@@ -546,7 +550,7 @@ func (e *extractor) token(a, b int) {
 			break
 		}
 		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
-			e.emit(s, end, URL)
+			e.emitURL(s, end, p)
 		}
 		// A URL that is refused is skipped whole: a piece of it
 		// (tcp://a.a/test.com's test.com) is no indicator of its own.
@@ -979,7 +983,8 @@ func (e *extractor) atWord(ws, end, at int) {
 	for de > at+1 && (l[de-1] == '.' || l[de-1] == '-') {
 		de--
 	}
-	if ls < at && isEmail(l[ls:de]) && e.domainOK(at+1, de) {
+	// domainOK checks the domain as isEmail would, and more.
+	if _, ok := emailLocal(l[ls:de]); ok && ls < at && e.domainOK(at+1, de) {
 		if ls > ws {
 			e.word(ws, ls, ls)
 		}
@@ -1167,15 +1172,25 @@ func (e *extractor) spacedCVE(s, t int) bool {
 // it refuses, take the general path, which allocates.
 func (e *extractor) emit(a, b int, t Type) { e.emitRaw(e.l[a:b], t) }
 
+// emitURL is emit for a URL that splitURL has taken as parts p: it is
+// not split again to be normalized.
+func (e *extractor) emitURL(a, b int, p urlParts) { e.emitSplit(e.l[a:b], URL, p, true) }
+
 // emitRaw is emit for a value that is not a piece of the line as it is.
-func (e *extractor) emitRaw(raw []byte, t Type) {
+func (e *extractor) emitRaw(raw []byte, t Type) { e.emitSplit(raw, t, urlParts{}, false) }
+
+// emitSplit is emitRaw, for a URL split as p when split is true.
+func (e *extractor) emitSplit(raw []byte, t Type, p urlParts, split bool) {
 	if e.want != 0 && e.want&typeBit(t) == 0 || e.named && t == Domain {
 		return
 	}
 	start := len(e.vals)
 	e.vals = append(e.vals, raw...)
-	if t == URL {
-		if n, ok := normalizeURLBytes(e.vals[start:]); ok {
+	if t == URL && !split {
+		p, split = splitURL(raw)
+	}
+	if t == URL && split {
+		if n, ok := normalizeURLBytes(e.vals[start:], p); ok {
 			e.vals = e.vals[:start+n]
 			e.found = append(e.found, candidate{typ: t, end: len(e.vals)})
 			return
@@ -1213,14 +1228,13 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// normalizeURLBytes is Normalize for a URL found in free text, in place,
-// with "&amp;" read as '&': it lower-cases an ASCII scheme and host and
-// returns the new length. It reports false for what needs the general path
-// (an IPv6 or non-ASCII host, a URL splitURL refuses); k may then be partly
-// rewritten.
-func normalizeURLBytes(k []byte) (int, bool) {
-	p, ok := splitURL(k)
-	if !ok || p.hostEnd > p.host && k[p.host] == '[' {
+// normalizeURLBytes is Normalize for a URL found in free text, which
+// splitURL has taken as parts p, in place, with "&amp;" read as '&': it
+// lower-cases an ASCII scheme and host and returns the new length. It
+// reports false for what needs the general path (an IPv6 or non-ASCII
+// host); k may then be partly rewritten.
+func normalizeURLBytes(k []byte, p urlParts) (int, bool) {
+	if p.hostEnd > p.host && k[p.host] == '[' {
 		return 0, false
 	}
 	if p.scheme > 0 && !lowerASCII(k[:p.scheme]) || !lowerASCII(k[p.host:p.hostEnd]) {

@@ -26,9 +26,12 @@ type merger struct {
 	n     int       // slots in use
 
 	// While a merge is under way, the values it found new are in arena,
-	// and fresh has their bounds and types.
-	arena []byte
-	fresh []freshVal
+	// and fresh has their bounds and types; hashes holds the hashes of
+	// candidates that came without them.
+	arena  []byte
+	fresh  []freshVal
+	hashes []hash128
+	sink   uint64 // see touch
 }
 
 // hash128 is a value's two 64-bit hashes under independent seeds; the zero
@@ -48,17 +51,57 @@ func newMerger(fn func(Indicator) error) *merger {
 // merge reports e's new candidates and empties its lists.
 func (m *merger) merge(e *extractor) {
 	if m.err == nil && len(e.found) > 0 {
-		m.mergeFound(e.found, e.vals)
+		m.mergeFound(e.found, e.vals, e.hashes)
 	}
-	e.found, e.vals = e.found[:0], e.vals[:0]
+	e.found, e.vals, e.hashes = e.found[:0], e.vals[:0], e.hashes[:0]
 }
 
-// add records key and reports whether it is new.
-func (m *merger) add(key []byte) bool {
-	h := hash128{maphash.Bytes(m.seed[0], key), maphash.Bytes(m.seed[1], key)}
+// hashOf is key's hash128 under seed, never the zero value (an empty
+// slot).
+func hashOf(seed *[2]maphash.Seed, key []byte) hash128 {
+	h := hash128{maphash.Bytes(seed[0], key), maphash.Bytes(seed[1], key)}
 	if h == (hash128{}) {
 		h.b = 1
 	}
+	return h
+}
+
+// hashFound appends to hashes, which holds the hashes of the first
+// len(hashes) values of found, the hashes of the others. The workers of
+// extractParallel hash what they found, so that the merger, which runs
+// alone, has only the table to look up.
+func hashFound(seed *[2]maphash.Seed, found []candidate, vals []byte, hashes []hash128) []hash128 {
+	start := 0
+	if k := len(hashes); k > 0 {
+		start = found[k-1].end
+	}
+	for _, c := range found[len(hashes):] {
+		hashes = append(hashes, hashOf(seed, vals[start:c.end]))
+		start = c.end
+	}
+	return hashes
+}
+
+// add records key and reports whether it is new.
+func (m *merger) add(key []byte) bool { return m.addHash(hashOf(&m.seed, key)) }
+
+// touch loads the slot where each of hashes starts its probe, so that the
+// probes that follow find them in the cache. A report of 100,000 distinct
+// values has a table of megabytes, and a slot looked up at random is a
+// cache miss that add used to wait for, one value after another; these
+// loads do not depend on each other, so the processor has many of them
+// under way at once. (sink keeps the loads from being left out.)
+func (m *merger) touch(hashes []hash128) {
+	mask := uint64(len(m.slots) - 1)
+	var x uint64
+	for _, h := range hashes {
+		x ^= m.slots[h.a&mask].a
+	}
+	m.sink ^= x
+}
+
+// addHash records a value by its hash and reports whether it is new.
+func (m *merger) addHash(h hash128) bool {
 	mask := uint64(len(m.slots) - 1)
 	for i := h.a & mask; ; i = (i + 1) & mask {
 		switch m.slots[i] {
@@ -75,13 +118,20 @@ func (m *merger) add(key []byte) bool {
 	}
 }
 
-func (m *merger) mergeFound(found []candidate, vals []byte) {
+// mergeFound reports the new values of found, whose hashes are hashes or,
+// for those past its end, not computed yet.
+func (m *merger) mergeFound(found []candidate, vals []byte, hashes []hash128) {
 	m.arena, m.fresh = m.arena[:0], m.fresh[:0]
+	if len(hashes) < len(found) {
+		m.hashes = hashFound(&m.seed, found, vals, append(m.hashes[:0], hashes...))
+		hashes = m.hashes
+	}
+	m.touch(hashes)
 	start := 0
-	for _, c := range found {
+	for i, c := range found {
 		key := vals[start:c.end]
 		start = c.end
-		if !m.add(key) {
+		if !m.addHash(hashes[i]) {
 			continue
 		}
 		m.fresh = append(m.fresh, freshVal{start: len(m.arena), end: len(m.arena) + len(key), typ: c.typ})

@@ -308,6 +308,10 @@ func isWideStop(a, b, c byte) bool {
 // no defang.
 func bracketToken[T string | []byte](s T, i int) (j int, repl string, spaced bool) {
 	n := len(s)
+	if i+1 < n && s[i+1] != ' ' && !bracketLead(s[i+1]) {
+		// Most brackets in prose ("(see", "[1]") are dismissed here.
+		return 0, "", false
+	}
 	k := i + 1
 	for k < n && k-i <= 8 && s[k] != ']' && s[k] != ')' && s[k] != '}' {
 		k++
@@ -331,7 +335,7 @@ func bracketToken[T string | []byte](s T, i int) (j int, repl string, spaced boo
 	if j < n {
 		after = s[j]
 	}
-	switch string(inner) {
+	switch string(inner) { // a new case must start with a byte bracketLead takes
 	case ".", "dot", ",":
 		if string(inner) == "," && !(isAlnum(before) && isAlnum(after)) {
 			return 0, "", false
@@ -374,6 +378,17 @@ func bracketToken[T string | []byte](s T, i int) (j int, repl string, spaced boo
 		spaced = true
 	}
 	return j, repl, spaced
+}
+
+// bracketLead tells the bytes that start what a bracket token may hold
+// (spaces aside; see the cases of bracketToken's switch): ".", "dot", ",",
+// "@", "at", ":", "-", "://", ":/", "//", "/".
+func bracketLead(c byte) bool {
+	switch lower(c) {
+	case '.', 'd', ',', '@', 'a', ':', '-', '/':
+		return true
+	}
+	return false
 }
 
 func closes(open, close byte) bool {

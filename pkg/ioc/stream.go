@@ -99,8 +99,10 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 			e := newExtractor(types)
 			for b := range work {
 				e.processBlock(b)
+				e.hashes = hashFound(&m.seed, e.found, e.vals, e.hashes[:0])
 				b.found, e.found = e.found, b.found[:0]
 				b.vals, e.vals = e.vals, b.vals[:0]
+				b.hashes, e.hashes = e.hashes, b.hashes[:0]
 				b.done <- struct{}{}
 			}
 		}()
@@ -126,7 +128,7 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 	for b := range order {
 		<-b.done
 		if !stopped {
-			e.found, e.vals = b.found, b.vals
+			e.found, e.vals, e.hashes = b.found, b.vals, b.hashes
 			m.merge(&e)
 			if m.err != nil {
 				stopped = true
@@ -149,9 +151,10 @@ type block struct {
 	// processed as it is.
 	piece bool
 
-	found []candidate
-	vals  []byte
-	done  chan struct{} // signalled when found and vals are filled in
+	found  []candidate
+	vals   []byte
+	hashes []hash128     // the hashes of found's values (hashFound)
+	done   chan struct{} // signalled when found, vals and hashes are filled in
 }
 
 func (e *extractor) processBlock(b *block) {

@@ -117,7 +117,7 @@ func TestMergerBytesPerValue(t *testing.T) {
 		vals = fmt.Appendf(vals, "host-%08d-with-a-long-name.example.com", i)
 		found = append(found, candidate{typ: Domain, end: len(vals)})
 		if len(found) == 1000 {
-			m.mergeFound(found, vals)
+			m.mergeFound(found, vals, nil)
 			found, vals = found[:0], vals[:0]
 		}
 	}

@@ -326,7 +326,7 @@ func FromMISP(attr string) []Type {
 // Strategy is the search strategy of type t as the service names it;
 // "none" for a value that is not searchable.
 func Strategy(t Type) string {
-	if r, ok := Info(t); ok {
+	if r := row(t); r != nil { // not Info: triage asks for each value found
 		return r.Strategy
 	}
 	return "none"

@@ -211,3 +211,13 @@ func TestDetectShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// isLocalByte's bit masks hold exactly RFC 5322's atext and the dot.
+func TestIsLocalByte(t *testing.T) {
+	for c := range 256 {
+		want := isAlnum(byte(c)) || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", byte(c)) >= 0
+		if got := isLocalByte(byte(c)); got != want {
+			t.Errorf("isLocalByte(%q) = %v, want %v", byte(c), got, want)
+		}
+	}
+}

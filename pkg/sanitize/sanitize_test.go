@@ -219,3 +219,22 @@ func BenchmarkStringDirty(b *testing.B) {
 		_ = String(s)
 	}
 }
+
+// firstUnsafe takes eight printable ASCII bytes at a time: it must stop
+// where a byte at a time stops, for every byte value at every place of a
+// word and with printable bytes of every value around it.
+func TestFirstUnsafeWordAtATime(t *testing.T) {
+	for _, fill := range []byte{' ', '!', '0', 'A', '~'} {
+		for c := range 256 {
+			for at := range 19 {
+				b := []byte(strings.Repeat(string(fill), 19))
+				b[at] = byte(c)
+				for _, multi := range []bool{false, true} {
+					if got, want := firstUnsafe(string(b), multi), findUnsafe(string(b), multi, false); got != want {
+						t.Fatalf("%q (multi %v): %d, want %d", b, multi, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -27,35 +27,99 @@ const sniffLen = 8 << 10
 // UTF-16 without a mark, which the error says) unless they are few
 // (binaryHead), and reading it fails with an error that is ErrBinary.
 func decodeText(r io.Reader, warn func(string)) io.Reader {
-	br := bufio.NewReaderSize(r, sniffLen)
-	head, _ := br.Peek(sniffLen)
+	head, rest := readHead(r, sniffLen, markUnfinished)
 	switch {
 	case bytes.HasPrefix(head, []byte{0xff, 0xfe, 0, 0}):
-		return &utf32Reader{r: br, skip: 4, le: true}
+		return &utf32Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 4, le: true}
 	case bytes.HasPrefix(head, []byte{0, 0, 0xfe, 0xff}):
-		return &utf32Reader{r: br, skip: 4}
+		return &utf32Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 4}
 	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
-		return &utf16Reader{r: br, skip: 2, le: true}
+		return &utf16Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 2, le: true}
 	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
-		return &utf16Reader{r: br, skip: 2}
+		return &utf16Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 2}
 	case bytes.HasPrefix(head, []byte{0xef, 0xbb, 0xbf}):
-		_, _ = br.Discard(3)
-		return br
+		rest.head = rest.head[3:]
+		return rest
 	}
 	if name := otherBOM(head); name != "" {
 		say(warn, fmt.Sprintf("the input is in %s, which is not read: convert it to UTF-8 (iconv -t UTF-8)", name))
-		return br
+		return rest
 	}
 	if bytes.IndexByte(head, 0) < 0 {
-		return br
+		return rest
 	}
 	if enc := utf16NoBOM(head); enc != "" {
 		return errReader{unreadEncoding(enc)}
 	}
 	if !binaryHead(head) {
-		return br // a stray NUL in a saved log or page: the extractor drops it
+		return rest // a stray NUL in a saved log or page: the extractor drops it
 	}
 	return errReader{ErrBinary}
+}
+
+// readHead reads the start of r, to tell what r holds: up to size bytes,
+// or less when a read comes back short (a pipe or a terminal that has
+// nothing more for now: `tail -f log | tilookup extract` must not wait
+// for size bytes to show the first line's values) unless unfinished says
+// the bytes so far cannot tell yet. A file's reads come back full, so its
+// head is its first size bytes, as it always was. It returns the head and
+// a reader that reads r from its start again.
+func readHead(r io.Reader, size int, unfinished func([]byte) bool) ([]byte, *headReader) {
+	head := make([]byte, 0, size)
+	var err error
+	for empty := 0; len(head) < size && err == nil; {
+		want := size - len(head)
+		var n int
+		n, err = r.Read(head[len(head):size])
+		head = head[:len(head)+n]
+		if n == 0 {
+			if empty++; empty == 100 { // as bufio.Reader gives up
+				err = io.ErrNoProgress
+			}
+			continue
+		}
+		if n < want && (unfinished == nil || !unfinished(head)) {
+			break
+		}
+	}
+	return head, &headReader{head: head, err: err, r: r}
+}
+
+// headReader reads the head readHead took, then the error that ended it
+// if one did, then the rest of r.
+type headReader struct {
+	head []byte
+	err  error
+	r    io.Reader
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	if len(h.head) > 0 {
+		n := copy(p, h.head)
+		h.head = h.head[n:]
+		return n, nil
+	}
+	if h.err != nil {
+		return 0, h.err
+	}
+	return h.r.Read(p)
+}
+
+// markUnfinished tells whether head, shorter than the longest byte order
+// mark, is the start of a mark, read or not: "\xff\xfe" alone could be
+// UTF-16 or UTF-32, and deciding on it would misread the text.
+func markUnfinished(head []byte) bool {
+	for _, mark := range [][]byte{{0xff, 0xfe, 0, 0}, {0xfe, 0xff}, {0, 0, 0xfe, 0xff}, {0xef, 0xbb, 0xbf}} {
+		if len(head) < len(mark) && bytes.HasPrefix(mark, head) {
+			return true
+		}
+	}
+	for _, b := range unreadMarks() {
+		if len(head) < len(b.mark) && bytes.HasPrefix(b.mark, head) {
+			return true
+		}
+	}
+	return false
 }
 
 // binaryHead tells a binary file from text that holds a few NUL bytes (a
@@ -91,22 +155,29 @@ func say(warn func(string), msg string) {
 // otherBOM names the encoding whose byte order mark starts head, among
 // those that are not read.
 func otherBOM(head []byte) string {
-	for _, b := range []struct {
-		mark []byte
-		name string
-	}{
+	for _, b := range unreadMarks() {
+		if bytes.HasPrefix(head, b.mark) {
+			return b.name
+		}
+	}
+	return ""
+}
+
+type namedMark struct {
+	mark []byte
+	name string
+}
+
+// unreadMarks are the byte order marks of the encodings that are not read.
+func unreadMarks() []namedMark {
+	return []namedMark{
 		{[]byte{0x2b, 0x2f, 0x76}, "UTF-7"},
 		{[]byte{0x84, 0x31, 0x95, 0x33}, "GB-18030"},
 		{[]byte{0xdd, 0x73, 0x66, 0x73}, "UTF-EBCDIC"},
 		{[]byte{0xf7, 0x64, 0x4c}, "UTF-1"},
 		{[]byte{0x0e, 0xfe, 0xff}, "SCSU"},
 		{[]byte{0xfb, 0xee, 0x28}, "BOCU-1"},
-	} {
-		if bytes.HasPrefix(head, b.mark) {
-			return b.name
-		}
 	}
-	return ""
 }
 
 // utf16NoBOM tells UTF-16 text without a mark from other bytes with NULs:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 	"unicode/utf16"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -125,3 +126,54 @@ func FuzzDecodeText(f *testing.F) {
 }
 
 func utf8Valid(b []byte) bool { return strings.ToValidUTF8(string(b), "\x00") == string(b) }
+
+// TestOpenStreams is `tail -f new.log | tilookup extract`: the first short
+// line of a pipe is read as soon as it is written, whatever its encoding,
+// not when 8 KiB have come or the writer closes. A mark that comes apart
+// across writes is still read whole. (HTML is left out: its text is
+// whole only at the next tag.) The deadline is generous (the
+// machine may be busy); nothing sleeps.
+func TestOpenStreams(t *testing.T) {
+	line := "C2 evil.example.com\n"
+	for _, c := range []struct {
+		name   string
+		writes [][]byte
+	}{
+		{"utf-8", [][]byte{[]byte(line)}},
+		{"utf-8 bom", [][]byte{append([]byte("\ufeff"), line...)}},
+		{"utf-16le", [][]byte{utf16Bytes(line, true, true)}},
+		{"utf-16be, mark in two writes", [][]byte{{0xfe}, utf16Bytes(line, false, true)[1:]}},
+	} {
+		pr, pw := io.Pipe()
+		go func() {
+			for _, w := range c.writes {
+				if _, err := pw.Write(w); err != nil {
+					return
+				}
+			}
+		}()
+		got := make(chan string, 1)
+		go func() {
+			buf := make([]byte, 512)
+			r := Open(pr, "-", Auto, nil)
+			var read []byte
+			for !strings.Contains(string(read), "evil.example.com") {
+				n, err := r.Read(buf)
+				read = append(read, buf[:n]...)
+				if err != nil {
+					break
+				}
+			}
+			got <- string(read)
+		}()
+		select {
+		case s := <-got:
+			if !strings.Contains(s, "C2 evil.example.com") {
+				t.Errorf("%s: read %q", c.name, s)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: nothing read while the writer waits", c.name)
+		}
+		pw.Close()
+	}
+}

@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	htmlesc "html"
@@ -407,13 +406,9 @@ func Open(r io.Reader, name string, f Format, warn func(string)) io.Reader {
 	case ".html", ".htm", ".xhtml":
 		return HTMLText(r)
 	}
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	head, _ := br.Peek(512)
+	head, rest := readHead(r, 512, nil) // a short read decides, as in decodeText
 	if strings.HasPrefix(http.DetectContentType(head), "text/html") {
-		return HTMLText(br)
+		return HTMLText(rest)
 	}
-	return br
+	return rest
 }

@@ -46,8 +46,7 @@ func (s *Skipper) Reason(value string, t ioc.Type) string { return s.Judge(value
 // that triage, pivot, enrich and the MCP server share. A URL or an e-mail
 // address is judged by its host as well as by its whole value.
 func (s *Skipper) Judge(value string, t ioc.Type) Verdict {
-	info, known := ioc.Info(t)
-	if known && info.Strategy == "none" {
+	if ioc.Strategy(t) == "none" && known(t) {
 		// A type the service has no search for: an address block.
 		// Neither the block nor its network address is a value a
 		// service matches exactly; sending the address would answer a
@@ -81,6 +80,14 @@ func (s *Skipper) Judge(value string, t ioc.Type) Verdict {
 		}
 	}
 	return Verdict{Warninglists: s.Warn.names(marks)}
+}
+
+// known tells whether t is a type of the table (Strategy says "none" for
+// a name that is not one too). Judge asks it only of a value that has no
+// search; Info, which copies the whole row, costs too much to ask of each.
+func known(t ioc.Type) bool {
+	_, ok := ioc.Info(t)
+	return ok
 }
 
 // CIDRReason is why an address block is skipped, even with --no-skip.
