@@ -226,3 +226,15 @@ func TestLoadPivotFailedNode(t *testing.T) {
 		t.Errorf("items %+v", doc.Items)
 	}
 }
+
+// An opened value no resource holds says so under its empty Matches,
+// rather than leaving the pane blank.
+func TestOpenedNoMatchSaysSo(t *testing.T) {
+	doc := loadString(t, `{"indicators":[{"value":"198.51.100.7","type":"ipv4","status":"no_match","result":{"query":"198.51.100.7","detected_type":"ipv4","results":[]}}],"skipped":[]}`)
+	m := sized(doc, 80, 24, Options{})
+	press(m, "enter")
+	checkFits(t, m.View(), 80, 24)
+	if !strings.Contains(m.View(), "none: no resource of the service holds this value") {
+		t.Errorf("an opened no match is blank:\n%s", m.View())
+	}
+}

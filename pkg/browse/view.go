@@ -162,6 +162,9 @@ func (m *Model) detailLines() []string {
 		}
 	}
 	lines = append(lines, "", m.header(fmt.Sprintf("Matches (%d)", len(it.Resources))))
+	if len(it.Resources) == 0 && it.Status == "no_match" {
+		lines = append(lines, "  none: no resource of the service holds this value")
+	}
 	for i, r := range it.Resources {
 		cur := "  "
 		if i == m.res {
