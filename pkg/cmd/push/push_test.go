@@ -547,6 +547,9 @@ func TestPushMISPInterrupted(t *testing.T) {
 		s.fault = func(n int, r *http.Request) (int, bool) {
 			if n == at {
 				cancel()
+				// Answer once the client has given up, as after a Ctrl-C
+				// mid-request: else the answer may beat the cancel.
+				<-r.Context().Done()
 			}
 			return 0, false
 		}
@@ -555,8 +558,11 @@ func TestPushMISPInterrupted(t *testing.T) {
 		if r.code != failure.ExitInterrupted || !strings.HasPrefix(r.errOut, "interrupted: event ") || !strings.Contains(r.errOut, "not sent; to go on, run the same push again") {
 			t.Errorf("Ctrl-C at request %d (%s): exit %d, %q %q", at, s.requests()[at-1], r.code, r.out, r.errOut)
 		}
+		// The request Ctrl-C cut off may still be in the stand-in's hands.
+		s.mu.Lock()
 		s.fault = nil
 		s.refuse = map[string]string{}
+		s.mu.Unlock()
 		if again := pushTo(t, s, s.key, eventFile, output.Table, push.MISPOptions{Publish: true}); again.code != 0 {
 			t.Errorf("Ctrl-C at request %d: the re-run: exit %d, %s", at, again.code, again.errOut)
 		}

@@ -649,6 +649,7 @@ func TestTAXIIPushInterrupted(t *testing.T) {
 		s.fault = func(n int, r *http.Request) (int, bool, http.Header) {
 			if n == tc.at {
 				cancel()
+				<-r.Context().Done() // the answer must not beat the cancel
 			}
 			return 0, false, nil
 		}
