@@ -161,7 +161,7 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 		}
 		c := s[i]
 		if c == '.' {
-			if (angleDot(s, i) || bracketDot(s, i)) && (!w.writing || w.from <= i-1) {
+			if i > 0 && opensDot(s[i-1]) && (angleDot(s, i) || bracketDot(s, i)) && (!w.writing || w.from <= i-1) {
 				w.replace(i-1, i+2, ".") // 1<.>1
 				i++
 				continue
@@ -288,6 +288,12 @@ func isBracket(c byte) bool {
 	}
 	return false
 }
+
+// opensDot tells whether c, the byte before a '.', can start a defanged
+// dot, "<.>" or a bracket's ("[.]", "foo].[com"): angleDot and bracketDot
+// are false without it. It is asked first because most dots follow a
+// letter or a digit, and a call to either costs more than the test.
+func opensDot(c byte) bool { return c == '<' || isBracket(c) }
 
 // angleDot reports whether the dot at s[i] is written "<.>" between name
 // characters (1<.>1<.>1<.>1), as some mail gateways defang.
