@@ -164,7 +164,7 @@ func (e *extractor) processLine(raw []byte) {
 		if i >= n {
 			break
 		}
-		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !angleDot(l, i) && !bracketDot(l, i) {
+		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
 			// A word that ends a sentence ("report."): its token is the
 			// dot and the letters before it, short, with no digit, defang
 			// or other punctuation, so it is no candidate.
@@ -261,6 +261,9 @@ func (e *extractor) defangAt(i int) bool {
 		return i > 0 && i+2 < n && l[i+1] == '.' && isAlnum(l[i-1]) && isAlnum(l[i+2]) ||
 			escapedSlash(l, i) || escapedBracketDot(l, i) > 0
 	case '.':
+		if i == 0 || l[i-1] != ' ' && !opensDot(l[i-1]) {
+			return false // most dots follow a letter or a digit
+		}
 		if angleDot(l, i) || bracketDot(l, i) {
 			return true
 		}

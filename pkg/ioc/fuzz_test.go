@@ -60,6 +60,49 @@ func FuzzRefang(f *testing.F) {
 	})
 }
 
+// FuzzRefangLine holds the extractor's refangLine, whose second round
+// starts where the first one's rewrites make it worth reading again
+// (sameBefore), to refangEveryRound.
+func FuzzRefangLine(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{
+		"see (the) report [[.]] and then some words here a[[.]]b.example",
+		"words words words words words words x.y [ . ] ex[.]ample [.]. com",
+		"some long prose before it all: evil-example-name-with-labels(.)com[.]",
+		"text text text text text text text text text text a . b [.]com . org",
+		"(/(/))", "a-long-label-before-it(/(/))",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var marks []int
+		var scratch [2][]byte
+		if got, want := string(refangLine([]byte(s), &marks, &scratch)), refangEveryRound(s); got != want {
+			t.Fatalf("refangLine(%q) = %q, not %q", s, got, want)
+		}
+	})
+}
+
+// refangEveryRound is Refang without its first look (refangLine is only
+// asked about a line with a defang in it): both passes over the whole
+// text in every round.
+func refangEveryRound(s string) string {
+	for range maxRefangRounds {
+		a, changedA := separatorPass(s, 0, nil, nil)
+		if changedA {
+			s = string(a)
+		}
+		b, changedB := schemePass(s, nil, nil)
+		if changedB {
+			s = string(b)
+		}
+		if !changedA && !changedB {
+			break
+		}
+	}
+	return s
+}
+
 func FuzzDetect(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, s string) {

@@ -31,7 +31,7 @@ func Refang(s string) string {
 	var buf []byte
 	out := s
 	for range maxRefangRounds {
-		b, changedA := separatorPass(out, buf[:0], nil)
+		b, changedA := separatorPass(out, 0, buf[:0], nil)
 		if changedA {
 			out = string(b)
 			buf = b
@@ -67,7 +67,11 @@ func refangLine(line []byte, marks *[]int, scratch *[2][]byte) []byte {
 			m = nil
 		}
 		out := 1 - max(in, 0)
-		a, changedA := separatorPass(cur, scratch[out][:0], m)
+		from := 0
+		if round == 1 {
+			from = sameBefore(cur, *marks)
+		}
+		a, changedA := separatorPass(cur, from, scratch[out][:0], m)
 		scratch[out] = a[:0]
 		if changedA {
 			cur, in = a, out
@@ -83,6 +87,40 @@ func refangLine(line []byte, marks *[]int, scratch *[2][]byte) []byte {
 		}
 	}
 	return cur
+}
+
+// sameBefore returns where the separator pass of refangLine's second
+// round may start on line, the first round's output, marks its rewrites:
+// every rewrite it could make is at or after that point, so the text
+// before it, usually most of the line, is not read again.
+//
+// The first round changed nothing before the first mark m, so line[:m]
+// is the first round's input there, and the pass, which changed nothing
+// at the separators it stopped at before m, would change nothing at them
+// again if what it reads from each is before m. From a separator at p it
+// reads p-2 to p+10 (bracketToken's longest token and the bytes around
+// it) and runs of label bytes (letters, digits, '-', '_') that start by
+// p+10, and 3 bytes past such a run. So the start is put 16 bytes before
+// the label run that reaches m-4 (a run that starts earlier ends before
+// it), and then before any spaces, because the pass looks at the byte
+// before a dot for " . " only when it started before that byte.
+func sameBefore(line []byte, marks []int) int {
+	m := len(line)
+	for _, k := range marks {
+		m = min(m, k)
+	}
+	x := m - 5
+	for x >= 0 && class[line[x]]&cLabel != 0 {
+		x--
+	}
+	from := x - 16
+	if from <= 0 {
+		return 0
+	}
+	for from > 0 && line[from-1] == ' ' {
+		from--
+	}
+	return from
 }
 
 // mayBeDefanged is a quick look for anything either pass could rewrite: one
@@ -146,11 +184,12 @@ func (w *writer[T]) finish() ([]byte, bool) {
 	return append(w.dst, w.src[w.from:]...), true
 }
 
-// separatorPass rewrites defanged separators; see the comment at the top.
-func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bool) {
+// separatorPass rewrites defanged separators, from s[start] on (the text
+// before it is copied as it is); see the comment at the top.
+func separatorPass[T string | []byte](s T, start int, dst []byte, marks *[]int) ([]byte, bool) {
 	w := writer[T]{src: s, dst: dst, marks: marks}
 	n := len(s)
-	for i := 0; i < n; i++ {
+	for i := start; i < n; i++ {
 		// Spaces are everywhere in prose, so " . " is looked for from its
 		// dot: the space before it is looked at here unless an earlier
 		// rewrite consumed it (i is then past it).
@@ -161,7 +200,7 @@ func separatorPass[T string | []byte](s T, dst []byte, marks *[]int) ([]byte, bo
 		}
 		c := s[i]
 		if c == '.' {
-			if (angleDot(s, i) || bracketDot(s, i)) && (!w.writing || w.from <= i-1) {
+			if i > 0 && opensDot(s[i-1]) && (angleDot(s, i) || bracketDot(s, i)) && (!w.writing || w.from <= i-1) {
 				w.replace(i-1, i+2, ".") // 1<.>1
 				i++
 				continue
@@ -288,6 +327,12 @@ func isBracket(c byte) bool {
 	}
 	return false
 }
+
+// opensDot tells whether c, the byte before a '.', can start a defanged
+// dot, "<.>" or a bracket's ("[.]", "foo].[com"): angleDot and bracketDot
+// are false without it. It is asked first because most dots follow a
+// letter or a digit, and a call to either costs more than the test.
+func opensDot(c byte) bool { return c == '<' || isBracket(c) }
 
 // angleDot reports whether the dot at s[i] is written "<.>" between name
 // characters (1<.>1<.>1<.>1), as some mail gateways defang.

@@ -122,7 +122,19 @@ func firstUnsafe(s string, multi bool) int { return findUnsafe(s, multi, true) }
 // findUnsafe is firstUnsafe, taking eight bytes at a time where it can
 // when words is true (a test holds it to words false).
 func findUnsafe(s string, multi, words bool) int {
-	for i := 0; i < len(s); {
+	i := 0
+	if words && len(s) >= 8 {
+		for i+8 <= len(s) && printableASCII8(s[i:i+8]) {
+			i += 8
+		}
+		// The last eight bytes, overlapping the words already taken: a
+		// value whose length is no multiple of 8 is then done in words
+		// too, not its tail a byte at a time.
+		if i+8 > len(s) && printableASCII8(s[len(s)-8:]) {
+			return -1
+		}
+	}
+	for i < len(s) {
 		if words && i+8 <= len(s) && printableASCII8(s[i:i+8]) {
 			// Eight printable ASCII bytes at once: the indicators extract
 			// prints, tens of thousands of them, are nothing else.
