@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/sanitize"
 )
 
@@ -226,7 +227,7 @@ var keys = [][2]string{
 	{"y", "copy the value (OSC 52)"},
 	{"p", "pivot: look up the indicator's neighbours, add them"},
 	{"space", "mark or unmark"},
-	{"e", "export the marked (or all) to .md, .stix.json or .misp.json"},
+	{"e", "export the marked (or all) to "}, // + export.FileEndings()
 	{"?", "these keys"},
 	{"q  ctrl+c", "quit"},
 }
@@ -234,6 +235,9 @@ var keys = [][2]string{
 func (m *Model) helpLines() []string {
 	lines := []string{m.header("Keys"), ""}
 	for _, k := range keys {
+		if k[0] == "e" {
+			k[1] += export.FileEndings()
+		}
 		lines = append(lines, fmt.Sprintf("  %-16s %s", k[0], k[1]))
 	}
 	return append(lines, "", "  any key goes back")

@@ -161,18 +161,26 @@ func WriteDocument(w io.Writer, tty bool, name format.Name, d Document, o Option
 // ending (case ignored); an error names the endings it knows.
 func ForFile(name string) (Printer, error) {
 	lower := strings.ToLower(name)
-	var endings []string
 	for _, p := range printers {
 		for _, end := range p.Files {
 			if strings.HasSuffix(lower, end) {
 				return p, nil
 			}
 		}
+	}
+	return Printer{}, fmt.Errorf("name the file %s, not %s", FileEndings(), name)
+}
+
+// FileEndings names, as ".md, .stix.json or .misp.json", the file endings
+// browse's export writes: each printer's first.
+func FileEndings() string {
+	var endings []string
+	for _, p := range printers {
 		if len(p.Files) > 0 {
 			endings = append(endings, p.Files[0])
 		}
 	}
-	return Printer{}, fmt.Errorf("name the file %s, not %s", format.Join(endings, "or"), name)
+	return format.Join(endings, "or")
 }
 
 // reading lists, as "-o stix or -o misp", the formats whose printer reads

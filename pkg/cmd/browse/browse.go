@@ -4,6 +4,7 @@ package browse
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/browse"
 	"github.com/tilookup/tilookup/pkg/cmdutil"
 	"github.com/tilookup/tilookup/pkg/cmdutil/online"
+	"github.com/tilookup/tilookup/pkg/export"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/pivot"
 	"github.com/tilookup/tilookup/pkg/sanitize"
@@ -31,16 +33,16 @@ func NewCmd(f *online.Factory, runF func(context.Context, *Options) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "browse [FILE]",
 		Short: "Explore a search, triage, pivot or watch result in the terminal",
-		Long: `Browse shows a document written by search -o json|ndjson, triage -o json,
+		Long: fmt.Sprintf(`Browse shows a document written by search -o json|ndjson, triage -o json,
 pivot -o json or watch -o json full-screen: the indicators (status, type,
 resources matched), filterable with /; enter opens one on its matches and
 their preview records, o opens a match's detail URL in the browser, y copies
 the value (OSC 52), p pivots one hop from an indicator (looked up live,
 within --max-lookups) and adds its neighbours to the list, space marks, e
-writes the marked (or all) to a .md, .stix.json or .misp.json file, ? lists
+writes the marked (or all) to a %s file, ? lists
 the keys, q quits. With no FILE (or -), the document is read from stdin and
 the keys from the terminal.
-It needs a terminal: without one it is a usage error (exit 2).`,
+It needs a terminal: without one it is a usage error (exit 2).`, export.FileEndings()),
 		Example: `  tilookup triage -o json report.txt | tilookup browse -
   tilookup pivot -o json 44d88612fea8a8f36de82e1278abb02f > graph.json && tilookup browse graph.json`,
 		Args: cobra.MaximumNArgs(1),
