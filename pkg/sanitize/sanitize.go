@@ -124,18 +124,18 @@ func firstUnsafe(s string, multi bool) int { return findUnsafe(s, multi, true) }
 func findUnsafe(s string, multi, words bool) int {
 	i := 0
 	if words && len(s) >= 8 {
-		for i+8 <= len(s) && printableASCII8(word(s[i:])) {
+		for i+8 <= len(s) && printableASCII8(s[i:i+8]) {
 			i += 8
 		}
 		// The last eight bytes, overlapping the words already taken: a
 		// value whose length is no multiple of 8 is then done in words
 		// too, not its tail a byte at a time.
-		if i+8 > len(s) && printableASCII8(word(s[len(s)-8:])) {
+		if i+8 > len(s) && printableASCII8(s[len(s)-8:]) {
 			return -1
 		}
 	}
 	for i < len(s) {
-		if words && i+8 <= len(s) && printableASCII8(word(s[i:])) {
+		if words && i+8 <= len(s) && printableASCII8(s[i:i+8]) {
 			// Eight printable ASCII bytes at once: the indicators extract
 			// prints, tens of thousands of them, are nothing else.
 			i += 8
@@ -158,23 +158,16 @@ func findUnsafe(s string, multi, words bool) int {
 	return -1
 }
 
-// word is the first 8 bytes of s as one little-endian word (the compiler
-// makes it one load). It and printableASCII8 are two functions, not one,
-// so that each is small enough to be inlined into findUnsafe's loops: a
-// call per word was most of what checking an indicator cost.
-func word(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// printableASCII8 tells whether the 8 bytes of x are all from space to
+// printableASCII8 tells whether the 8 bytes of w are all from space to
 // '~', by arithmetic on them as one word: with the high bits clear, a
 // byte less than 0x20 borrows into its high bit when 0x20 is subtracted,
 // and DEL, XORed with 0x7f, is the one byte to become 0, which borrows
 // when 1 is subtracted.
-func printableASCII8(x uint64) bool {
+func printableASCII8(w string) bool {
 	const ones, high = 0x0101010101010101, 0x8080808080808080
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 	del := x ^ 0x7f*ones
 	return (x|(x-0x20*ones)|(del-ones)&^del)&high == 0
 }
