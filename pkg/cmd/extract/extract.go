@@ -17,6 +17,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -152,10 +153,13 @@ func run(opts *Options) error {
 		if opts.Defang {
 			v = ioc.Defang(v, ind.Type)
 		}
-		cells[0], cells[1] = v, string(ind.Type)
 		if table {
-			return w.Write(nil, cells[:1])
+			// What ListWriter writes for a one-column table, without its
+			// line built first and handed over through io.Writer: printing
+			// was a few hundred instructions a value.
+			return failure.WriteError(out.writeLine(sanitize.String(v)))
 		}
+		cells[0], cells[1] = v, string(ind.Type)
 		return w.Write(nil, cells[:])
 	}
 	if opts.SkipNoise {

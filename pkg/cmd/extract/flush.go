@@ -40,12 +40,32 @@ func (d *delayedWriter) Write(p []byte) (int, error) {
 		return 0, d.err
 	}
 	d.buf = append(d.buf, p...)
+	d.added()
+	if d.err != nil {
+		return 0, d.err
+	}
+	return len(p), nil
+}
+
+// writeLine is Write of s and a '\n', without the line built first: the
+// one-column table extract prints, a value at a time.
+func (d *delayedWriter) writeLine(s string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return d.err
+	}
+	d.buf = append(append(d.buf, s...), '\n')
+	d.added()
+	return d.err
+}
+
+// added writes buf out when it is full, or arms the timer that will; d.mu
+// is held.
+func (d *delayedWriter) added() {
 	if len(d.buf) >= flushSize {
 		d.flush()
-		if d.err != nil {
-			return 0, d.err
-		}
-		return len(p), nil
+		return
 	}
 	if !d.armed {
 		d.armed = true
@@ -55,7 +75,6 @@ func (d *delayedWriter) Write(p []byte) (int, error) {
 			d.timer.Reset(flushDelay)
 		}
 	}
-	return len(p), nil
 }
 
 func (d *delayedWriter) tick() {

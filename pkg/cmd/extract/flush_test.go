@@ -84,7 +84,14 @@ func TestDelayedWriterFlushes(t *testing.T) {
 	for i := 0; len(want) == 0 || i < 2*flushSize/8; i++ {
 		s := fmt.Sprintf("v%05d", i)
 		want = append(want, s)
-		if _, err := io.WriteString(d, s+"\n"); err != nil {
+		// Every other value by writeLine, as the table is printed.
+		var err error
+		if i%2 == 1 {
+			err = d.writeLine(s)
+		} else {
+			_, err = io.WriteString(d, s+"\n")
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,7 +113,7 @@ type failing struct{}
 func (failing) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
 
 // TestDelayedWriterError: a write that fails in the background is
-// returned by the next Write and by Close.
+// returned by the next Write, by writeLine and by Close.
 func TestDelayedWriterError(t *testing.T) {
 	d := newDelayedWriter(failing{})
 	if _, err := io.WriteString(d, "a\n"); err != nil {
@@ -122,6 +129,9 @@ func TestDelayedWriterError(t *testing.T) {
 			t.Fatalf("Write after a failed flush: %v", err)
 		}
 		time.Sleep(time.Millisecond)
+	}
+	if err := d.writeLine("c"); err != io.ErrClosedPipe {
+		t.Errorf("writeLine after a failed flush: %v, want %v", err, io.ErrClosedPipe)
 	}
 	if err := d.Close(); err != io.ErrClosedPipe {
 		t.Errorf("Close: %v, want %v", err, io.ErrClosedPipe)
