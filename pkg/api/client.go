@@ -162,12 +162,16 @@ func roundUp2(x float64) string {
 	return strconv.FormatFloat(math.Ceil(x/step-1e-9)*step, 'g', 2, 64)
 }
 
+// ErrNoBaseURL is New's error when no base URL is configured: a command
+// without --base-url (browse's p) says what else to do.
+var ErrNoBaseURL = errors.New("no base URL is configured")
+
 // New checks the URLs and builds a client. It refuses a plain-http URL to a
 // host that is not loopback unless allowInsecure, because the bearer token
 // would cross the network in clear.
 func New(o Options, allowInsecure bool) (*Client, error) {
 	if o.BaseURL == "" {
-		return nil, failure.New(failure.Config, "no base URL is configured").
+		return nil, failure.Wrap(failure.Config, ErrNoBaseURL, ErrNoBaseURL.Error()).
 			WithHint("pass --base-url, set TILOOKUP_BASE_URL, or run `tilookup config set base_url URL` (or try --sandbox)")
 	}
 	base, err := parseBase(o.BaseURL, allowInsecure)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -155,5 +156,26 @@ func TestPivotNoticeIsHeld(t *testing.T) {
 	release()
 	if errOut.String() != "late\n" {
 		t.Errorf("after the browser, stderr got %q, want what was not shown", errOut)
+	}
+}
+
+// With no base URL, p's error says what browse can do about it: browse has
+// no --base-url flag, but a --sandbox.
+func TestPivotNoBaseURLHint(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cmd := &cobra.Command{Use: "browse"}
+	cmd.Flags().Bool("sandbox", false, "")
+	cmd.Flags().Bool("no-skip", true, "")
+	t.Setenv("TILOOKUP_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	t.Setenv("TILOOKUP_BASE_URL", "")
+	t.Setenv("TILOOKUP_PROFILE", "")
+	f := &online.Factory{Factory: &cmdutil.Factory{IO: ios}}
+	held, release := holdStderr(ios)
+	defer release()
+	pivot, stop := pivoter(context.Background(), cmd, f, held)
+	_, _, err := pivot("example.com", "domain")
+	stop()
+	if err == nil || !strings.Contains(err.Error(), "no base URL") || strings.Contains(err.Error(), "--base-url") || !strings.Contains(err.Error(), "--sandbox") {
+		t.Errorf("p with no base URL: %v", err)
 	}
 }

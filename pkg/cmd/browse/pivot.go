@@ -3,10 +3,12 @@ package browse
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tilookup/tilookup/pkg/api"
 	"github.com/tilookup/tilookup/pkg/cmdutil/online"
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -48,6 +50,11 @@ func pivoter(ctx context.Context, cmd *cobra.Command, f *online.Factory, held *h
 		defer mu.Unlock()
 		if service == nil {
 			s, err := l.Start(online.Chain{})
+			var fe *failure.Error
+			if errors.Is(err, api.ErrNoBaseURL) && errors.As(err, &fe) {
+				// browse has no --base-url, but a --sandbox.
+				fe.Hint = "set TILOOKUP_BASE_URL or run `tilookup config set base_url URL`, or browse with --sandbox"
+			}
 			if err != nil {
 				return nil, err
 			}
