@@ -317,6 +317,11 @@ func TestStdioBadLines(t *testing.T) {
 	wantError(2.0, -32600)
 	send(`{"hello":"world"}`)
 	wantError(nil, -32600)
+	// Batches: the SDK ends the session on them.
+	send(`[]`)
+	wantError(nil, -32600)
+	send(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+	wantError(nil, -32600)
 	go send(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("x", maxFrame) + `"}}`)
 	wantError(nil, -32600)
 	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)

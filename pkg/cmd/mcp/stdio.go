@@ -105,23 +105,19 @@ func idKey(raw json.RawMessage) string {
 	return b.String()
 }
 
-// messages parses one line: a message or a batch of them.
-func messages(line []byte) ([]message, error) {
-	line = bytes.TrimSpace(line)
-	var msgs []message
-	if len(line) > 0 && line[0] == '[' {
-		return msgs, json.Unmarshal(line, &msgs)
-	}
+// parse reads what tracking needs of one line's message.
+func parse(line []byte) (message, error) {
 	var m message
-	err := json.Unmarshal(line, &m)
-	return []message{m}, err
+	err := json.Unmarshal(bytes.TrimSpace(line), &m)
+	return m, err
 }
 
 // stdin hands the SDK one checked message at a time. A line that is not
 // JSON gets a parse error (-32700), one that is not a JSON-RPC message an
-// invalid-request error (-32600), a line beyond the frame cap or a
-// request whose id is in flight the same; the session goes on. The SDK
-// itself ends the session on any of these, losing the calls in flight.
+// invalid-request error (-32600), a line beyond the frame cap, a batch
+// or a request whose id is in flight the same; the session goes on. The
+// SDK itself ends the session on any of these, losing the calls in
+// flight.
 type stdin struct {
 	ctx  context.Context
 	p    *pending
@@ -177,7 +173,14 @@ func (s *stdin) check(line []byte, tooLong bool) []byte {
 		s.out.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message larger than %d bytes, ignored", maxFrame))
 		return nil
 	}
-	msgs, err := messages(line)
+	if trimmed := bytes.TrimSpace(line); trimmed[0] == '[' && json.Valid(trimmed) {
+		// The SDK refuses batches by ending the session (JSON-RPC batching
+		// was dropped from MCP in 2025-06-18): one error for the whole
+		// line, as JSON-RPC answers an empty batch.
+		s.out.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; send one message a line")
+		return nil
+	}
+	m, err := parse(line)
 	if err != nil {
 		if !json.Valid(bytes.TrimSpace(line)) {
 			s.out.reply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
@@ -186,28 +189,19 @@ func (s *stdin) check(line []byte, tooLong bool) []byte {
 		}
 		return nil
 	}
-	if len(msgs) == 1 && bytes.TrimSpace(line)[0] != '[' {
-		if _, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); err != nil {
-			s.out.reply(msgs[0].ID, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-			return nil
-		}
+	if _, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); err != nil {
+		s.out.reply(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil
 	}
-	for i, m := range msgs {
-		switch id := idKey(m.ID); {
-		case m.Method == "notifications/cancelled":
-			// A cancelled request gets no answer.
-			s.p.done(idKey(m.Params.RequestID))
-		case id == "" || m.Method == "":
-			// A notification, or the client's answer to the server.
-		case !s.p.ask(id):
-			if len(msgs) > 1 {
-				for _, m := range msgs[:i] {
-					s.p.done(idKey(m.ID))
-				}
-			}
-			s.out.reply(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: a request with id "+id+" is still in flight")
-			return nil
-		}
+	switch id := idKey(m.ID); {
+	case m.Method == "notifications/cancelled":
+		// A cancelled request gets no answer.
+		s.p.done(idKey(m.Params.RequestID))
+	case id == "" || m.Method == "":
+		// A notification, or the client's answer to the server.
+	case !s.p.ask(id):
+		s.out.reply(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: a request with id "+id+" is still in flight")
+		return nil
 	}
 	if !bytes.HasSuffix(line, []byte("\n")) {
 		line = append(line, '\n')
@@ -240,11 +234,8 @@ func (s *stdout) Write(b []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		msgs, _ := messages(s.partial[:i])
-		for _, m := range msgs {
-			if m.Method == "" {
-				s.p.done(idKey(m.ID))
-			}
+		if m, err := parse(s.partial[:i]); err == nil && m.Method == "" {
+			s.p.done(idKey(m.ID))
 		}
 		s.partial = s.partial[i+1:]
 	}
