@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/pivot"
@@ -82,12 +83,12 @@ func addPrompts(s *sdk.Server, served map[string]bool) {
 			args := req.Params.Arguments
 			for _, a := range p.prompt.Arguments {
 				if a.Required && strings.TrimSpace(args[a.Name]) == "" {
-					return nil, fmt.Errorf("prompt %s needs the argument %s (%s)", p.prompt.Name, a.Name, a.Description)
+					return nil, invalidParams(fmt.Errorf("prompt %s needs the argument %s (%s)", p.prompt.Name, a.Name, a.Description))
 				}
 			}
 			text, err := p.text(served, args)
 			if err != nil {
-				return nil, err
+				return nil, invalidParams(err)
 			}
 			return &sdk.GetPromptResult{
 				Description: p.prompt.Description,
@@ -95,6 +96,13 @@ func addPrompts(s *sdk.Server, served map[string]bool) {
 			}, nil
 		})
 	}
+}
+
+// invalidParams is err as the JSON-RPC error of bad arguments (-32602): the
+// SDK answers a plain error with code 0, which is no JSON-RPC code. A
+// prompt's text fails on its arguments only.
+func invalidParams(err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 }
 
 // untrusted is the reminder every prompt ends with: the answers' strings

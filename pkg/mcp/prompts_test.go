@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tilookup/tilookup/pkg/api"
@@ -119,6 +122,24 @@ func TestInvestigateBudget(t *testing.T) {
 	for _, bad := range []string{"0", "x", "101"} {
 		if _, err := investigateText(nil, map[string]string{"indicator": "a", "max_lookups": bad}); err == nil {
 			t.Errorf("max_lookups %q accepted", bad)
+		}
+	}
+	// Through the protocol: bad arguments are invalid params (-32602), with
+	// the reason.
+	cfg, _ := watchConfig(t, DefaultMaxBytes, []string{"evil.example"}, func(v string) *api.SearchResponse { return hit(v, 1) })
+	s := connect(t, cfg)
+	for _, tt := range []struct {
+		args map[string]string
+		want string
+	}{
+		{map[string]string{"max_lookups": "5"}, "needs the argument indicator"},
+		{map[string]string{"indicator": " "}, "needs the argument indicator"},
+		{map[string]string{"indicator": "a", "max_lookups": "9999"}, fmt.Sprintf("want a number from 1 to %d", maxPivotLookups)},
+	} {
+		_, err := s.GetPrompt(context.Background(), &sdk.GetPromptParams{Name: "investigate", Arguments: tt.args})
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || !strings.Contains(wire.Message, tt.want) {
+			t.Errorf("%v: %v, want code %d and %q", tt.args, err, jsonrpc.CodeInvalidParams, tt.want)
 		}
 	}
 	text, _ := investigateText(nil, map[string]string{"indicator": "evil.example"})
