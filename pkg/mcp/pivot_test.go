@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/api"
+	"github.com/tilookup/tilookup/pkg/pivot"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
@@ -29,13 +30,20 @@ func TestPivotSandbox(t *testing.T) {
 	if sum := out["summary"].(map[string]any); sum["lookups"] != 1.0 || sum["depth"] != 0.0 {
 		t.Errorf("depth 0: %v", sum)
 	}
-	for _, args := range []map[string]any{
-		{"values": []string{}},
-		{"values": []string{"203.0.113.66"}, "depth": 4},
-		{"values": []string{"203.0.113.66"}, "max_lookups": 101},
+	for _, tt := range []struct {
+		args map[string]any
+		want string // in the error; "" for any
+	}{
+		{map[string]any{"values": []string{}}, ""},
+		{map[string]any{"values": []string{"203.0.113.66"}, "depth": pivot.MaxDepth + 1}, fmt.Sprintf("depth must be at most %d", pivot.MaxDepth)},
+		{map[string]any{"values": []string{"203.0.113.66"}, "depth": -1}, "depth must be at least 0"},
+		{map[string]any{"values": []string{"203.0.113.66"}, "max_lookups": maxPivotLookups + 1}, fmt.Sprintf("max_lookups must be at most %d", maxPivotLookups)},
+		{map[string]any{"values": []string{"203.0.113.66"}, "max_lookups": 100000}, fmt.Sprintf("max_lookups must be at most %d", maxPivotLookups)},
+		{map[string]any{"values": []string{"203.0.113.66"}, "max_lookups": 0}, "max_lookups must be at least 1"},
 	} {
-		if res, _ := s.call(t, "pivot", args); !res.IsError {
-			t.Errorf("%v: accepted", args)
+		res, _ := s.call(t, "pivot", tt.args)
+		if !res.IsError || text(res) != tt.want && tt.want != "" {
+			t.Errorf("%v: %v %q, want the error %q", tt.args, res.IsError, text(res), tt.want)
 		}
 	}
 }

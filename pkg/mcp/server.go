@@ -15,7 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -205,6 +208,9 @@ func decodeInput[In any](resolved *jsonschema.Resolved, args json.RawMessage) (I
 	if err := resolved.ApplyDefaults(&v); err != nil {
 		return in, fmt.Errorf("validating \"arguments\": %v", err)
 	}
+	if err := outOfBounds(resolved.Schema(), v); err != nil {
+		return in, err
+	}
 	if err := resolved.Validate(&v); err != nil {
 		return in, fmt.Errorf("validating \"arguments\": %v", err)
 	}
@@ -216,6 +222,27 @@ func decodeInput[In any](resolved *jsonschema.Resolved, args json.RawMessage) (I
 		return in, fmt.Errorf("validating \"arguments\": %v", err)
 	}
 	return in, nil
+}
+
+// outOfBounds says which number argument is beyond its schema's minimum
+// or maximum in words an assistant can act on: the validator's own text
+// ("maximum: 100000/1 is greater than 100.000000") is not. The schema
+// stays the rule; this only names the bound first.
+func outOfBounds(schema *jsonschema.Schema, args map[string]any) error {
+	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+		n, ok := args[name].(float64)
+		if !ok {
+			continue
+		}
+		p := schema.Properties[name]
+		if p.Maximum != nil && n > *p.Maximum {
+			return fmt.Errorf("%s must be at most %s", name, strconv.FormatFloat(*p.Maximum, 'f', -1, 64))
+		}
+		if p.Minimum != nil && n < *p.Minimum {
+			return fmt.Errorf("%s must be at least %s", name, strconv.FormatFloat(*p.Minimum, 'f', -1, 64))
+		}
+	}
+	return nil
 }
 
 // errorResult is a tool error: the model reads it and may try again.
