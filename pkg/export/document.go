@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/failure"
@@ -183,12 +184,13 @@ func FileEndings() string {
 	return format.Join(endings, "or")
 }
 
-// reading lists, as "-o stix or -o misp", the formats whose printer reads
-// the flag.
-func reading(flag Reads) string {
+// reading lists, as "-o stix or -o misp", the formats command writes whose
+// printer reads the flag.
+func reading(command string, flag Reads) string {
+	writes := format.For(command)
 	var names []string
 	for _, p := range printers {
-		if p.Reads&flag != 0 {
+		if p.Reads&flag != 0 && slices.Contains(writes, p.Name) {
 			names = append(names, "-o "+string(p.Name))
 		}
 	}

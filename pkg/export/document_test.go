@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,17 +95,33 @@ func TestWriteDocumentOnATerminal(t *testing.T) {
 }
 
 // TestCheckFlagsFollowsThePrinters: --tlp and --to-ids are taken by the
-// formats whose printer reads them, and refused, naming those, elsewhere.
+// formats whose printer reads them, and refused elsewhere, naming those of
+// them the command writes (watch writes no STIX bundle: --tlp names misp
+// only).
 func TestCheckFlagsFollowsThePrinters(t *testing.T) {
-	for _, spec := range format.All() {
-		p, _ := printerOf(spec.Name, Records(&report.Report{}))
-		tlp, ids := CheckFlags(spec.Name, "amber", false), CheckFlags(spec.Name, "", true)
-		if (tlp == nil) != (p.Reads&ReadsTLP != 0) || (ids == nil) != (p.Reads&ReadsToIDS != 0) {
-			t.Errorf("-o %s: --tlp %v, --to-ids %v; its printer reads %b", spec.Name, tlp, ids, p.Reads)
+	for _, command := range []string{"search", "triage", "pivot", "watch"} {
+		var takeTLP []string
+		for _, p := range printers {
+			if p.Reads&ReadsTLP != 0 && slices.Contains(format.For(command), p.Name) {
+				takeTLP = append(takeTLP, "-o "+string(p.Name))
+			}
 		}
-		if tlp != nil && !strings.HasSuffix(tlp.Error(), "use it with -o stix or -o misp") {
-			t.Errorf("-o %s --tlp: %v", spec.Name, tlp)
+		if len(takeTLP) == 0 {
+			t.Fatalf("%s writes no format that takes --tlp", command)
 		}
+		for _, spec := range format.All() {
+			p, _ := printerOf(spec.Name, Records(&report.Report{}))
+			tlp, ids := CheckFlags(command, spec.Name, "amber", false), CheckFlags(command, spec.Name, "", true)
+			if (tlp == nil) != (p.Reads&ReadsTLP != 0) || (ids == nil) != (p.Reads&ReadsToIDS != 0) {
+				t.Errorf("%s -o %s: --tlp %v, --to-ids %v; its printer reads %b", command, spec.Name, tlp, ids, p.Reads)
+			}
+			if tlp != nil && !strings.HasSuffix(tlp.Error(), "use it with "+format.Join(takeTLP, "or")) {
+				t.Errorf("%s -o %s --tlp: %v", command, spec.Name, tlp)
+			}
+		}
+	}
+	if err := CheckFlags("watch", format.JSON, "amber", false); err == nil || strings.Contains(err.Error(), "stix") {
+		t.Errorf("watch -o json --tlp: %v, want the formats watch writes only", err)
 	}
 }
 

@@ -92,7 +92,8 @@ type bundle struct {
 //   - an observable (SCO) for each indicator of a STIX type: ipv4-addr,
 //     ipv6-addr, domain-name, url, email-addr, or file with its hash. Its id
 //     is the deterministic UUIDv5 of STIX 2.1, so that a platform merges the
-//     observables of every run. Values skipped before the lookup have none;
+//     observables of every run. Values skipped before the lookup, or whose
+//     lookup failed, have none;
 //   - a vulnerability for each CVE, with its cve external reference, and
 //     one reference per matching resource when the service matched it;
 //   - for each matched value that a pattern can express (all but CVEs), an
@@ -172,8 +173,13 @@ func (b *bundler) incomplete() {
 	})
 }
 
-// add writes the objects of one indicator.
+// add writes the objects of one indicator. A failed lookup writes none:
+// as in MISP, a bundle holds what the service answered, and an observable
+// for it would pass it for a value that did not match.
 func (b *bundler) add(in report.Indicator) error {
+	if in.Status() == report.Failed {
+		return nil
+	}
 	typ := typeOf(in)
 	if info, ok := ioc.Info(ioc.Type(typ)); ok && info.STIX.Type == "vulnerability" {
 		b.vulnerability(in) // a domain object, not an observable

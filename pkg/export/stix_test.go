@@ -383,7 +383,9 @@ func TestSTIXContent(t *testing.T) {
 		}
 	}
 	// evil.example and the MD5 matched; the e-mail did not, the unknown
-	// has no STIX type, the failed address still gets its observable.
+	// has no STIX type, the failed address is not a finding: no object,
+	// as in MISP (a bundle with it would pass it for a value that did not
+	// match).
 	inds := byType(doc, "indicator")
 	if len(inds) != 2 || inds[0]["name"] != "evil.example" || inds[1]["name"] != "44d88612fea8a8f36de82e1278abb02f" {
 		t.Fatalf("indicators for the two matched values expected, got %v", inds)
@@ -395,8 +397,8 @@ func TestSTIXContent(t *testing.T) {
 	if u := refs[1].(map[string]any)["url"]; u != "https://ti.example/d?q=a%7Cb)&lt;x&gt;%60" {
 		t.Errorf("detail_url reference: %v", u)
 	}
-	if ids := scoIDs(doc); len(ids) != 4 || ids["user@phish.example"] == "" || ids["203.0.113.9"] == "" || ids["10.0.0.1"] != "" {
-		t.Errorf("observables for every looked-up value of a STIX type, none for skipped ones: %v", ids)
+	if ids := scoIDs(doc); len(ids) != 3 || ids["user@phish.example"] == "" || ids["203.0.113.9"] != "" || ids["10.0.0.1"] != "" {
+		t.Errorf("observables for every value of a STIX type that was looked up and answered, none for failed or skipped ones: %v", ids)
 	}
 }
 

@@ -164,7 +164,7 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	// Refused before any lookup, as search and triage do.
-	if err := export.CheckFlags(f, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags("pivot", f, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	starts := make([]pivot.Start, 0, len(opts.Values))

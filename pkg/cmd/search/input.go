@@ -528,5 +528,18 @@ func (c *columns) row(line []byte, offset int64) input {
 	if msg, ok := strings.CutPrefix(typ, "error: "); ok {
 		return input{text: value, err: failure.New(failure.Input, "%s", msg), offset: offset}
 	}
+	if c.csv && !isTypeOf(typ, value) {
+		// Not a row detect or extract wrote (1.2.3.4,5.6.7.8 under a
+		// value,type header): the line is read as it is, so that the
+		// second value is reported with it, never dropped.
+		return input{text: string(bytes.TrimSpace(line)), offset: offset}
+	}
 	return input{text: value, offset: offset}
+}
+
+// isTypeOf tells whether typ is the type detect and extract write for
+// value: the name, in pkg/ioc's table, of the type value is detected as
+// (unknown included, since both write unknown values too).
+func isTypeOf(typ, value string) bool {
+	return typ == string(ioc.Detect(value))
 }

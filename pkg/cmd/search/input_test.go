@@ -1,8 +1,11 @@
 package search
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tilookup/tilookup/pkg/lookup"
 )
 
 // read returns every value of a stream as "text" or "text!" for an error.
@@ -47,6 +50,7 @@ func TestLineRules(t *testing.T) {
 		{"extract's CSV", "value,type\n203.0.113.66,ipv4\n\"a,b\",unknown\n", []string{"203.0.113.66", "a,b"}},
 		{"detect's CSV with an error row", "input,value,type\nX.COM,x.com,domain\n,,error: empty value\n", []string{"x.com", "!"}},
 		{"detect's table", "INPUT    VALUE    TYPE\n1.2.3.4  1.2.3.4  ipv4\na b      a b      unknown\n                  error: empty value\nx.com    x.com    domain\n", []string{"1.2.3.4", "a b", "!", "x.com"}},
+		{"a CSV row that is not (value, type) is read as its line", "value,type\n1.2.3.4,5.6.7.8\nfoo, bar\nx.example,ipv4\n203.0.113.66,ipv4\n", []string{"1.2.3.4,5.6.7.8", "foo, bar", "x.example,ipv4", "203.0.113.66"}},
 		{"a header only counts on the first line", "a.example\nvalue,type\n", []string{"a.example", "value,type"}},
 		{"an unterminated object does not swallow the next values", "{\"value\": \"198.51.100.7\"\n198.51.100.8\n44d88612fea8a8f36de82e1278abb02f\n", []string{"{\"value\": \"198.51.100.7\"\n!", "198.51.100.8", "44d88612fea8a8f36de82e1278abb02f"}},
 		{"bracketed values are values", "[192.0.2.1\n[TLP:AMBER] indicators\n[2001:db8::1]:443\n[evil.example]\nx.example\n", []string{"[192.0.2.1", "[TLP:AMBER] indicators", "[2001:db8::1]:443", "[evil.example]", "x.example"}},
@@ -88,5 +92,27 @@ func TestLongJSONArrayUsesOneElementOfMemory(t *testing.T) {
 	}
 	if n != 20000 {
 		t.Fatalf("%d values", n)
+	}
+}
+
+// A row under a value,type header that is not (value, type) is the item
+// its line is without the header (sent whole, or the several-indicators
+// error record): its second value is never dropped.
+func TestCSVRowOfTwoValuesIsItsLine(t *testing.T) {
+	first := func(stream string) lookup.Item {
+		v, ok, err := newInputs(&inputPlan{args: []string{"-"}}, strings.NewReader(stream)).next()
+		if err != nil || !ok {
+			t.Fatalf("%q: no value (%v)", stream, err)
+		}
+		return prepare(v, true)
+	}
+	for _, row := range []string{"1.2.3.4,5.6.7.8", "foo, bar", "a.example, b.example"} {
+		with, without := first("value,type\n"+row+"\n"), first(row+"\n")
+		if with.Input != row || with.Value != without.Value || with.Type != without.Type || fmt.Sprint(with.Err) != fmt.Sprint(without.Err) {
+			t.Fatalf("%q: with the header %+v, without %+v", row, with, without)
+		}
+	}
+	if it := first("value,type\na.example, b.example\n"); it.Err == nil || !strings.Contains(it.Err.Error(), "several indicators") {
+		t.Fatalf("two domains in a row: %+v, want the several-indicators error", it)
 	}
 }

@@ -197,7 +197,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := export.CheckFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags("search", outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	outOpts.Preview = opts.Preview

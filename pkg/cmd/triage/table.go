@@ -82,16 +82,17 @@ func plural(n int, one, many string) string {
 }
 
 func (t *tableText) render(rep *report.Report, sum report.Summary, showSkipped bool) {
-	line := fmt.Sprintf("%s: %d matched, %d no match, %d unsupported, %d failed, %d skipped",
-		plural(sum.Counted(), "indicator", "indicators"), sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+	// The URL hosts are among the indicators counted (looked up or
+	// skipped), so their note is on the total.
+	total := plural(sum.Counted(), "indicator", "indicators")
 	if sum.URLHosts > 0 {
-		hosts := fmt.Sprintf("(%d of them URL hosts)", sum.URLHosts)
-		if t.width > 0 && len(line)+1+len(hosts) > t.width {
-			line += "\n" // the terminal would wrap it anywhere
-		} else {
-			line += " "
-		}
-		line += hosts
+		total += fmt.Sprintf(" (%d of them URL hosts)", sum.URLHosts)
+	}
+	counts := fmt.Sprintf("%d matched, %d no match, %d unsupported, %d failed, %d skipped",
+		sum.Matched, sum.NoMatch, sum.Unsupported, sum.Failed, sum.Skipped)
+	line := total + ": " + counts
+	if sum.URLHosts > 0 && t.width > 0 && len(line) > t.width {
+		line = total + ":\n" + counts // the terminal would wrap it anywhere
 	}
 	t.b.WriteString(line + "\n")
 	if sum.Interrupted {

@@ -177,7 +177,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := export.CheckFlags(outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags("triage", outOpts.Format, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	in, closeInputs, err := openInputs(opts)

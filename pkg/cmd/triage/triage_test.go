@@ -778,3 +778,20 @@ func TestInteractiveNeedsATerminal(t *testing.T) {
 		t.Fatalf("exit %d (%v), ran %v, stdout %q", failure.ExitCode(err), err, ran, out)
 	}
 }
+
+// The URL hosts are among the indicators counted, looked up or skipped:
+// the note is on the total, not on "skipped"; on a narrow terminal the
+// counts go to the next line whole.
+func TestSummaryCountsURLHostsInTheTotal(t *testing.T) {
+	sum := report.Summary{Total: 3, NoMatch: 3, Skipped: 1, URLHosts: 2}
+	for width, want := range map[int]string{
+		0:  "4 indicators (2 of them URL hosts): 0 matched, 3 no match, 0 unsupported, 0 failed, 1 skipped\n",
+		40: "4 indicators (2 of them URL hosts):\n0 matched, 3 no match, 0 unsupported, 0 failed, 1 skipped\n",
+	} {
+		tt := &tableText{width: width}
+		tt.render(&report.Report{}, sum, false)
+		if got, _, _ := strings.Cut(tt.b.String(), "skipped\n"); got+"skipped\n" != want {
+			t.Errorf("width %d: %q, want %q", width, tt.b.String(), want)
+		}
+	}
+}

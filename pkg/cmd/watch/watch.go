@@ -241,7 +241,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := export.CheckFlags(fm, opts.TLP, opts.ToIDS); err != nil {
+	if err := export.CheckFlags("watch", fm, opts.TLP, opts.ToIDS); err != nil {
 		return err
 	}
 	if opts.Every != 0 && len(opts.Files) == 0 {
