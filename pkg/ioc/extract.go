@@ -545,7 +545,7 @@ func (e *extractor) token(a, b int) {
 			continue
 		}
 		e.plain(a, s)
-		end := e.urlEnd(k+3, b)
+		end := e.urlEnd(s, k+3, b)
 		if end < b && l[end] == ',' && allDigits(l[k+3:end]) {
 			// http://192,168,0,1: an address written with commas, not
 			// the URL http://192 followed by a list.
@@ -575,10 +575,12 @@ func gluedScheme(w []byte) bool {
 	return false
 }
 
-// urlEnd finds where a URL that goes on at l[i] ends, before b: at a comma
-// (CSV), at a ')' or ']' it did not open (markdown, prose), and before
-// trailing sentence punctuation.
-func (e *extractor) urlEnd(i, b int) int {
+// urlEnd finds where a URL that starts at l[start] and goes on at l[i]
+// ends, before b: at a comma (CSV), at a ')' or ']' it did not open
+// (markdown, prose), before a "++" that closes the "++" before start
+// (AsciiDoc's passthrough, `++http://a.example/x++`), and before trailing
+// sentence punctuation.
+func (e *extractor) urlEnd(start, i, b int) int {
 	l := e.l
 	paren, brack, open := 0, 0, 0
 	j := i
@@ -612,10 +614,20 @@ scan:
 		// AsciiDoc's https://a.example/x[the report].
 		j = open
 	}
+	if plusOpened(l, start) && j-i >= 2 && l[j-1] == '+' && l[j-2] == '+' {
+		j -= 2
+	}
 	for j > i && isTrailingPunct(l[j-1]) {
 		j--
 	}
 	return j
+}
+
+// plusOpened reports whether "++" comes right before l[start]: the value
+// is enclosed like `++x++`, and its closing "++" is no part of it. A '+'
+// inside a value (?q=a+b, /c++) is kept when nothing opened one.
+func plusOpened(l []byte, start int) bool {
+	return start >= 2 && l[start-1] == '+' && l[start-2] == '+'
 }
 
 func isTrailingPunct(c byte) bool {
@@ -812,7 +824,7 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 		}
 	}
 	if e.hostOK(ws, slash) {
-		uend := e.urlEnd(slash, limit)
+		uend := e.urlEnd(ws, slash, limit)
 		if uend == slash+1 {
 			// example.com/ as an address bar shows it: the host.
 			e.word(ws, slash, slash)
@@ -838,7 +850,7 @@ func (e *extractor) colonlessURL(ws, slash, limit int) (int, bool) {
 		return 0, false
 	}
 	h := slash + 2
-	uend := e.urlEnd(h, limit)
+	uend := e.urlEnd(ws, h, limit)
 	he := h
 	for he < uend && l[he] != '/' && l[he] != '?' && l[he] != '#' {
 		he++

@@ -126,6 +126,10 @@ func TestExtractCases(t *testing.T) {
 		// in the word starts link text; one that closes stays.
 		{"campaign https://www.recordedfuture.com/reddelta/[documented by Recorded Future].", "url https://www.recordedfuture.com/reddelta/"},
 		{"https://example.com/wiki/A_[b] and https://example.com/x[", "url https://example.com/wiki/A_[b]|url https://example.com/x"},
+		// AsciiDoc's passthrough: the "++" that closes the one before the
+		// URL goes; a URL nothing opened keeps its "++".
+		{"|`++http://get.adobe[.]com/flashplayer/download/update/x32++` |", "url http://get.adobe.com/flashplayer/download/update/x32"},
+		{"++hxxp//evil[.]example/x++ and https://a.example/c++", "url http://evil.example/x|url https://a.example/c++"},
 		// Detection names in a report's file table: no domain, unless
 		// defanged; what else is there is still found.
 		{"|`69AB6B9906F8DCE03B43BEBB7A07189A69DC507B` |N/A |Win32/Korplug.TC |Decrypted Korplug", "sha1 69ab6b9906f8dce03b43bebb7a07189a69dc507b"},
