@@ -684,12 +684,16 @@ func (e *extractor) labelWord(ws, end int) {
 func (e *extractor) word(ws, we, limit int) int {
 	l := e.l
 	keep := keepUnderscore(l, ws, we)
+	start := ws
 	for ws < we && l[ws] < utf8.RuneSelf && !isAlnum(l[ws]) {
 		if l[ws] == '/' {
 			return we // a path: /usr/lib/x.so, ./run.sh
 		}
 		if l[ws] == ':' && ws+1 < we && l[ws+1] == ':' {
 			break // ::ffff:192.0.2.1
+		}
+		if l[ws] == '@' && ws+1 < we && isAlnum(l[ws+1]) && (ws > start && l[ws-1] != ':' || maskedBefore(l, ws)) {
+			return we // ****@yahoo.com, -@a.example: a refused address, not its domain
 		}
 		if keep && l[ws] == '_' && ws+1 < we && isAlnum(l[ws+1]) {
 			break // _jabber._tcp.example.com
@@ -998,8 +1002,17 @@ func (e *extractor) atWord(ws, end, at int) {
 	for de > at+1 && (l[de-1] == '.' || l[de-1] == '-') {
 		de--
 	}
+	// A local part glued to a byte the extractor takes in none (t****.h**@,
+	// a#b@, ü@: masked or mangled), or one that is no local part (a..b@),
+	// makes the word a refused address: neither its domain nor the tail of
+	// its local part is an indicator of its own. Only a ':' ends what is
+	// glued before an address in a word (mailto:, From:).
+	refused := ls > ws && l[ls-1] != ':' || ls == ws && maskedBefore(l, ws) || ls < at && !validLocal(l[ls:at])
+	if refused && de > at+1 {
+		return
+	}
 	// domainOK checks the domain as isEmail would, and more.
-	if _, ok := emailLocal(l[ls:de]); ok && ls < at && e.domainOK(at+1, de) {
+	if ls < at && e.domainOK(at+1, de) {
 		if ls > ws {
 			e.word(ws, ls, ls)
 		}
@@ -1010,6 +1023,14 @@ func (e *extractor) atWord(ws, end, at int) {
 		return
 	}
 	e.pieces(ws, end, '@')
+}
+
+// maskedBefore reports whether the word at l[ws] is glued to a byte of a
+// local part that separates words but no text puts right before an
+// address: the '*' of a masked one (t****@), # $ & ~. Punctuation that
+// does ("(", "=", ",", "!", quotes) leaves the address whole.
+func maskedBefore(l []byte, ws int) bool {
+	return ws > 0 && strings.IndexByte("*#$&~", l[ws-1]) >= 0
 }
 
 func isLocalWordByte(c byte) bool {

@@ -160,6 +160,12 @@ func TestExtractCases(t *testing.T) {
 		{"2001:db8::1 [2001:db8::2]", "ipv6 2001:db8::1|ipv6 2001:db8::2"},
 		{"std::string Foo::Bar", ""},
 		{"user@example.com/path", "email user@example.com"},
+		// A refused address (masked, or with a local part no address has)
+		// gives nothing: not its domain, not the tail of its local part.
+		{"t****.h******@yahoo.com k*********.r*******@outlook.com", ""},
+		{"****@yahoo.com a*b@yahoo.com a#b@yahoo.com a..b@yahoo.com -@yahoo.com Grüße@example.com", ""},
+		{"mailto:a@example.com email=b@example.com (c@example.com) @d.example", "email a@example.com|email b@example.com|email c@example.com|domain d.example"},
+		{"root@198.51.100.7 .!@..1.1.1.1!@#-", "ipv4 198.51.100.7|ipv4 1.1.1.1"},
 		{"evil.com\nevil.com", "domain evil.com"},
 		{"“quoted.example.com”", "domain quoted.example.com"},
 		{"hxxp://evil[.]example[.]com/x\r\n", "url http://evil.example.com/x"},
