@@ -545,7 +545,7 @@ func (e *extractor) token(a, b int) {
 			continue
 		}
 		e.plain(a, s)
-		end := e.urlEnd(k+3, b)
+		end := e.urlEnd(s, k+3, b)
 		if end < b && l[end] == ',' && allDigits(l[k+3:end]) {
 			// http://192,168,0,1: an address written with commas, not
 			// the URL http://192 followed by a list.
@@ -575,10 +575,12 @@ func gluedScheme(w []byte) bool {
 	return false
 }
 
-// urlEnd finds where a URL that goes on at l[i] ends, before b: at a comma
-// (CSV), at a ')' or ']' it did not open (markdown, prose), and before
-// trailing sentence punctuation.
-func (e *extractor) urlEnd(i, b int) int {
+// urlEnd finds where a URL that starts at l[start] and goes on at l[i]
+// ends, before b: at a comma (CSV), at a ')' or ']' it did not open
+// (markdown, prose), before a "++" that closes the "++" before start
+// (AsciiDoc's passthrough, `++http://a.example/x++`), and before trailing
+// sentence punctuation.
+func (e *extractor) urlEnd(start, i, b int) int {
 	l := e.l
 	paren, brack, open := 0, 0, 0
 	j := i
@@ -612,10 +614,20 @@ scan:
 		// AsciiDoc's https://a.example/x[the report].
 		j = open
 	}
+	if plusOpened(l, start) && j-i >= 2 && l[j-1] == '+' && l[j-2] == '+' {
+		j -= 2
+	}
 	for j > i && isTrailingPunct(l[j-1]) {
 		j--
 	}
 	return j
+}
+
+// plusOpened reports whether "++" comes right before l[start]: the value
+// is enclosed like `++x++`, and its closing "++" is no part of it. A '+'
+// inside a value (?q=a+b, /c++) is kept when nothing opened one.
+func plusOpened(l []byte, start int) bool {
+	return start >= 2 && l[start-1] == '+' && l[start-2] == '+'
 }
 
 func isTrailingPunct(c byte) bool {
@@ -672,12 +684,16 @@ func (e *extractor) labelWord(ws, end int) {
 func (e *extractor) word(ws, we, limit int) int {
 	l := e.l
 	keep := keepUnderscore(l, ws, we)
+	start := ws
 	for ws < we && l[ws] < utf8.RuneSelf && !isAlnum(l[ws]) {
 		if l[ws] == '/' {
 			return we // a path: /usr/lib/x.so, ./run.sh
 		}
 		if l[ws] == ':' && ws+1 < we && l[ws+1] == ':' {
 			break // ::ffff:192.0.2.1
+		}
+		if l[ws] == '@' && ws+1 < we && isAlnum(l[ws+1]) && (ws > start && l[ws-1] != ':' || maskedBefore(l, ws)) {
+			return we // ****@yahoo.com, -@a.example: a refused address, not its domain
 		}
 		if keep && l[ws] == '_' && ws+1 < we && isAlnum(l[ws+1]) {
 			break // _jabber._tcp.example.com
@@ -812,7 +828,7 @@ func (e *extractor) slashWord(ws, end, slash, we, limit int) int {
 		}
 	}
 	if e.hostOK(ws, slash) {
-		uend := e.urlEnd(slash, limit)
+		uend := e.urlEnd(ws, slash, limit)
 		if uend == slash+1 {
 			// example.com/ as an address bar shows it: the host.
 			e.word(ws, slash, slash)
@@ -838,7 +854,7 @@ func (e *extractor) colonlessURL(ws, slash, limit int) (int, bool) {
 		return 0, false
 	}
 	h := slash + 2
-	uend := e.urlEnd(h, limit)
+	uend := e.urlEnd(ws, h, limit)
 	he := h
 	for he < uend && l[he] != '/' && l[he] != '?' && l[he] != '#' {
 		he++
@@ -986,8 +1002,17 @@ func (e *extractor) atWord(ws, end, at int) {
 	for de > at+1 && (l[de-1] == '.' || l[de-1] == '-') {
 		de--
 	}
+	// A local part glued to a byte the extractor takes in none (t****.h**@,
+	// a#b@, ü@: masked or mangled), or one that is no local part (a..b@),
+	// makes the word a refused address: neither its domain nor the tail of
+	// its local part is an indicator of its own. Only a ':' ends what is
+	// glued before an address in a word (mailto:, From:).
+	refused := ls > ws && l[ls-1] != ':' || ls == ws && maskedBefore(l, ws) || ls < at && !validLocal(l[ls:at])
+	if refused && de > at+1 {
+		return
+	}
 	// domainOK checks the domain as isEmail would, and more.
-	if _, ok := emailLocal(l[ls:de]); ok && ls < at && e.domainOK(at+1, de) {
+	if ls < at && e.domainOK(at+1, de) {
 		if ls > ws {
 			e.word(ws, ls, ls)
 		}
@@ -998,6 +1023,14 @@ func (e *extractor) atWord(ws, end, at int) {
 		return
 	}
 	e.pieces(ws, end, '@')
+}
+
+// maskedBefore reports whether the word at l[ws] is glued to a byte of a
+// local part that separates words but no text puts right before an
+// address: the '*' of a masked one (t****@), # $ & ~. Punctuation that
+// does ("(", "=", ",", "!", quotes) leaves the address whole.
+func maskedBefore(l []byte, ws int) bool {
+	return ws > 0 && strings.IndexByte("*#$&~", l[ws-1]) >= 0
 }
 
 func isLocalWordByte(c byte) bool {

@@ -126,6 +126,10 @@ func TestExtractCases(t *testing.T) {
 		// in the word starts link text; one that closes stays.
 		{"campaign https://www.recordedfuture.com/reddelta/[documented by Recorded Future].", "url https://www.recordedfuture.com/reddelta/"},
 		{"https://example.com/wiki/A_[b] and https://example.com/x[", "url https://example.com/wiki/A_[b]|url https://example.com/x"},
+		// AsciiDoc's passthrough: the "++" that closes the one before the
+		// URL goes; a URL nothing opened keeps its "++".
+		{"|`++http://get.adobe[.]com/flashplayer/download/update/x32++` |", "url http://get.adobe.com/flashplayer/download/update/x32"},
+		{"++hxxp//evil[.]example/x++ and https://a.example/c++", "url http://evil.example/x|url https://a.example/c++"},
 		// Detection names in a report's file table: no domain, unless
 		// defanged; what else is there is still found.
 		{"|`69AB6B9906F8DCE03B43BEBB7A07189A69DC507B` |N/A |Win32/Korplug.TC |Decrypted Korplug", "sha1 69ab6b9906f8dce03b43bebb7a07189a69dc507b"},
@@ -156,6 +160,12 @@ func TestExtractCases(t *testing.T) {
 		{"2001:db8::1 [2001:db8::2]", "ipv6 2001:db8::1|ipv6 2001:db8::2"},
 		{"std::string Foo::Bar", ""},
 		{"user@example.com/path", "email user@example.com"},
+		// A refused address (masked, or with a local part no address has)
+		// gives nothing: not its domain, not the tail of its local part.
+		{"t****.h******@yahoo.com k*********.r*******@outlook.com", ""},
+		{"****@yahoo.com a*b@yahoo.com a#b@yahoo.com a..b@yahoo.com -@yahoo.com Grüße@example.com", ""},
+		{"mailto:a@example.com email=b@example.com (c@example.com) @d.example", "email a@example.com|email b@example.com|email c@example.com|domain d.example"},
+		{"root@198.51.100.7 .!@..1.1.1.1!@#-", "ipv4 198.51.100.7|ipv4 1.1.1.1"},
 		{"evil.com\nevil.com", "domain evil.com"},
 		{"“quoted.example.com”", "domain quoted.example.com"},
 		{"hxxp://evil[.]example[.]com/x\r\n", "url http://evil.example.com/x"},

@@ -27,6 +27,8 @@ var fuzzSeeds = []string{
 	"\x1b]8;;https://a.example/x\x1b\\link\x1b]8;;\x07", "\x1b(Bev\x00il.example\x1b", "\x1b[", "\x1b]0;unterminated",
 	// issue 39: a URL with and without its scheme
 	"pastebin.com/raw/w6BVFFWQ https://pastebin.com/raw/w6BVFFWQ", "https://a.example/x a.example/x hxxp://a.example/x",
+	// IPv6 is defanged: the round trip through "[:]"
+	"2001:db8:bad:c0de::66", "::ffff:198.51.100.7", "fe80::1", "2001:db8::", "::1",
 }
 
 func addSeeds(f *testing.F) {

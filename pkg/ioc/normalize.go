@@ -255,7 +255,9 @@ func normalizeURL(s string, p urlParts) string {
 //     the path is left alone.
 //   - domain, ipv4, cidr: every '.' -> "[.]".
 //   - email: '@' -> "[@]" and every '.' of the domain -> "[.]".
-//   - ipv6, hashes, cve, unknown: unchanged (nothing links them).
+//   - ipv6: every ':' after a hex digit -> "[:]" ("::" -> "[:]:", the form
+//     Refang reads), every '.' of an IPv4 tail -> "[.]".
+//   - hashes, cve, unknown: unchanged (nothing links them).
 func Defang(s string, t Type) string {
 	if r := row(t); r != nil && r.defang != nil {
 		return r.defang(s)
@@ -264,6 +266,25 @@ func Defang(s string, t Type) string {
 }
 
 func defangDots(s string) string { return strings.ReplaceAll(s, ".", "[.]") }
+
+// defangIPv6 brackets only the colons Refang takes back in an address:
+// one between hex digits or before the second colon of "::". A leading
+// "::" (::ffff:…) keeps its colons; the later ones still break the link.
+func defangIPv6(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) * 3)
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == ':' && i > 0 && isHex(s[i-1]):
+			b.WriteString("[:]")
+		case s[i] == '.':
+			b.WriteString("[.]")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
 
 func defangEmail(s string) string {
 	at := strings.LastIndexByte(s, '@')

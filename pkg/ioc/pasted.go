@@ -81,6 +81,7 @@ func unwrap(s string) string {
 		s = strings.TrimLeft(s, quotes+"|") // "|" opens a Markdown table's cell
 		s = strings.TrimRight(s, quotes)
 		s = trimBrackets(s)
+		s = trimPlusPair(s)
 		if s == prev {
 			break
 		}
@@ -106,6 +107,16 @@ func trimTrailingPunct(s string) string {
 			return s
 		}
 		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// trimPlusPair drops the "++" on both sides of a value (AsciiDoc's
+// passthrough, `++https://a.example/x++`). Only the pair goes: a '+'
+// belongs in a URL (?q=a+b, /c++), as in extract (plusOpened).
+func trimPlusPair(s string) string {
+	if len(s) > 4 && strings.HasPrefix(s, "++") && strings.HasSuffix(s, "++") {
+		return s[2 : len(s)-2]
 	}
 	return s
 }

@@ -54,6 +54,15 @@ var pastedCases = []struct {
 	{"user [at] example [dot] com", "user@example.com", Email},
 	{"https://snippet.host/uikosx/raw|", "https://snippet.host/uikosx/raw", URL},
 	{"|evil.example.com|", "evil.example.com", Domain},
+	// AsciiDoc's passthrough (ESET's IoC pages): the "++" pair goes, a '+'
+	// inside or at the end of a URL nothing opened stays.
+	{"`++http://get.adobe[.]com/flashplayer/download/update/x32++`", "http://get.adobe.com/flashplayer/download/update/x32", URL},
+	{"++https://a.example/c++++", "https://a.example/c++", URL},
+	{"++https://a.example/x.++", "https://a.example/x", URL},
+	{"++evil.example.com++", "evil.example.com", Domain},
+	{"++198.51.100.7++", "198.51.100.7", IPv4},
+	{"https://a.example/c++", "https://a.example/c++", URL},
+	{"https://a.example/?q=a+b", "https://a.example/?q=a+b", URL},
 	{"APT28 infrastructure", "APT28 infrastructure", Unknown},
 	{`""`, `""`, Unknown},
 	{"...", "...", Unknown},

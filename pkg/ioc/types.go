@@ -149,7 +149,7 @@ var typeTable = [...]TypeInfo{
 		STIX:   STIXMapping{Type: "ipv6-addr", SCO: true},
 		MISP:   MISPMapping{Type: "ip-dst", Category: "Network activity", ToIDs: true, Matches: []string{"ip-src", "ip-dst", "ip"}},
 		Pivot:  PivotShape{"ellipse", "(", ")"},
-		Family: "address", detectRank: 7, is: isIPv6[string], needs: ":", normalize: normalizeIPv6, anchors: ":"},
+		Family: "address", detectRank: 7, is: isIPv6[string], needs: ":", normalize: normalizeIPv6, defang: defangIPv6, anchors: ":"},
 	{Type: Domain, Example: "evil.example.com", Strategy: "exact_domain",
 		STIX:   STIXMapping{Type: "domain-name", SCO: true},
 		MISP:   MISPMapping{Type: "domain", Category: "Network activity", ToIDs: true, Matches: []string{"domain", "hostname"}},

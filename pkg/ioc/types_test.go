@@ -112,6 +112,11 @@ func TestTypeRowsExamples(t *testing.T) {
 		if v, typ, err := Prepare(Defang(ex, r.Type), true); err != nil || v != ex || typ != r.Type {
 			t.Errorf("%s: Prepare(Defang(%q)) = %q, %s, %v", r.Type, ex, v, typ, err)
 		}
+		// Every value a chat or ticket system could link (all but hashes
+		// and CVE IDs) must come out defanged, and Refang must undo it.
+		if d := Defang(ex, r.Type); r.Family != "hash" && r.Family != "cve" && (d == ex || Refang(d) != ex) {
+			t.Errorf("%s: Defang(%q) = %q, Refang of it %q", r.Type, ex, d, Refang(d))
+		}
 		for _, text := range []string{"seen: " + ex + " today", "seen: " + Defang(ex, r.Type) + " today"} {
 			var got []Indicator
 			if err := ExtractReader(strings.NewReader(text), nil, func(in Indicator) error { got = append(got, in); return nil }); err != nil {
