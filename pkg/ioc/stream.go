@@ -2,7 +2,6 @@ package ioc
 
 import (
 	"bytes"
-	"hash/maphash"
 	"io"
 	"runtime"
 	"slices"
@@ -79,61 +78,50 @@ func extract(r io.Reader, opts ExtractOptions, workers, size int, fn func(Indica
 	return extractParallel(src, types, workers, m)
 }
 
-// extractParallel runs workers on other goroutines; the caller's goroutine
-// merges the blocks in the order they were read. Each worker reads the
-// block it then searches, taking its turn at the source under a lock (so
-// the input is still read in order, and cut exactly as by one reader): the
-// bytes the kernel copies in are then in the cache of the core that scans
-// them, which a separate reader goroutine left on the other core, at a
-// cost of 9-12% more CPU time on two cores than on one. A fixed number of
-// blocks circulates, which bounds memory, reuses their buffers and lets
-// the readers run ahead of the merge only so far.
+// extractParallel runs the reader on one goroutine and workers on others;
+// the caller's goroutine merges the blocks in the order they were read. A
+// fixed number of blocks circulates, which bounds memory and lets the
+// reader run ahead of the merge only so far.
 func extractParallel(src *source, types []Type, workers int, m *merger) error {
 	n := 2*workers + 2
 	free := make(chan *block, n)
+	work := make(chan *block, n)
 	order := make(chan *block, n)
 	quit := make(chan struct{})
 	for range n {
 		free <- &block{done: make(chan struct{}, 1)}
 	}
-	var turn sync.Mutex // held while a worker reads from src
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := worker{e: newExtractor(types), seed: &m.seed}
-			get := func() *block {
-				// A cut line can yield blocks one after another in a
-				// turn: each is searched before the next is waited for,
-				// since the merge may need it to free one.
-				w.finish()
-				select {
-				case b := <-free:
-					return b
-				case <-quit:
-					return nil
-				}
-			}
-			put := func(b *block) bool {
-				w.held = b
-				order <- b
-				return true
-			}
-			for {
-				turn.Lock()
-				more := src.step(get, put)
-				turn.Unlock()
-				w.finish()
-				if !more {
-					return
-				}
+			e := newExtractor(types)
+			for b := range work {
+				e.processBlock(b)
+				e.hashes = hashFound(&m.seed, e.found, e.vals, e.hashes[:0])
+				b.found, e.found = e.found, b.found[:0]
+				b.vals, e.vals = e.vals, b.vals[:0]
+				b.hashes, e.hashes = e.hashes, b.hashes[:0]
+				b.done <- struct{}{}
 			}
 		}()
 	}
 	go func() {
-		wg.Wait()
-		close(order)
+		defer close(order)
+		defer close(work)
+		src.run(func() *block {
+			select {
+			case b := <-free:
+				return b
+			case <-quit:
+				return nil
+			}
+		}, func(b *block) bool {
+			work <- b
+			order <- b
+			return true
+		})
 	}()
 	stopped := false
 	var e extractor // carries a block's candidates into the merger
@@ -149,35 +137,11 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 		}
 		free <- b
 	}
+	wg.Wait()
 	if m.err != nil {
 		return m.err
 	}
 	return src.err
-}
-
-// worker is one of extractParallel's workers: its extractor and the block
-// it has read and not yet searched.
-type worker struct {
-	e    *extractor
-	seed *[2]maphash.Seed
-	held *block
-}
-
-// finish searches the held block, if any, and hands what it found to the
-// block for the merger.
-func (w *worker) finish() {
-	b := w.held
-	if b == nil {
-		return
-	}
-	w.held = nil
-	e := w.e
-	e.processBlock(b)
-	e.hashes = hashFound(w.seed, e.found, e.vals, e.hashes[:0])
-	b.found, e.found = e.found, b.found[:0]
-	b.vals, e.vals = e.vals, b.vals[:0]
-	b.hashes, e.hashes = e.hashes, b.hashes[:0]
-	b.done <- struct{}{}
 }
 
 // block is a piece of the input and, once processed, what it holds.
@@ -281,36 +245,34 @@ type source struct {
 // them to put, in order. It stops early when get returns nil or put
 // returns false.
 func (s *source) run(get func() *block, put func(*block) bool) {
-	for s.step(get, put) {
+	for {
+		if s.cutting {
+			if !s.cutLine(get, put) {
+				return
+			}
+			continue
+		}
+		if s.done && len(s.carry) == 0 {
+			return
+		}
+		b := get()
+		if b == nil {
+			return
+		}
+		b.piece = false
+		b.buf = append(b.buf[:0], s.carry...)
+		s.carry = s.carry[:0]
+		if !s.fill(b) {
+			// A line too long to hold: b holds its start, and goes out
+			// empty, so that every block taken is handed on.
+			s.cutting = true
+			s.pend = append(s.pend[:0], b.buf...)
+			b.buf = b.buf[:0]
+		}
+		if !put(b) {
+			return
+		}
 	}
-}
-
-// step does run's next step: it fills one block, or reads once more into
-// a line too long to hold and hands on the pieces cut from it so far. It
-// returns false when the input has ended or get or put stopped it. The
-// cuts do not depend on how the steps are taken.
-func (s *source) step(get func() *block, put func(*block) bool) bool {
-	if s.cutting {
-		return s.cutLine(get, put)
-	}
-	if s.done && len(s.carry) == 0 {
-		return false
-	}
-	b := get()
-	if b == nil {
-		return false
-	}
-	b.piece = false
-	b.buf = append(b.buf[:0], s.carry...)
-	s.carry = s.carry[:0]
-	if !s.fill(b) {
-		// A line too long to hold: b holds its start, and goes out
-		// empty, so that every block taken is handed on.
-		s.cutting = true
-		s.pend = append(s.pend[:0], b.buf...)
-		b.buf = b.buf[:0]
-	}
-	return put(b)
 }
 
 // fill reads into b until it holds s.size bytes more than it started
@@ -355,9 +317,8 @@ func (s *source) fill(b *block) bool {
 }
 
 // cutLine goes on with a line too long to hold, handing out each piece
-// cut from it as a block of its own; once the line ends, what follows it
-// goes to carry. It reads at most once, and returns false if get or put
-// stopped it.
+// cut from it as a block of its own, until the line ends; what follows
+// it goes to carry.
 func (s *source) cutLine(get func() *block, put func(*block) bool) bool {
 	ok := true
 	process := func(p []byte) {
@@ -373,34 +334,33 @@ func (s *source) cutLine(get func() *block, put func(*block) bool) bool {
 		b.buf = append(b.buf[:0], p...)
 		ok = put(b)
 	}
-	if i := bytes.IndexByte(s.pend, '\n'); i >= 0 || s.done {
-		end := len(s.pend)
-		if i >= 0 {
-			end = i + 1
+	for ok {
+		if i := bytes.IndexByte(s.pend, '\n'); i >= 0 || s.done {
+			end := len(s.pend)
+			if i >= 0 {
+				end = i + 1
+			}
+			s.cut.finish(s.pend[:end], process)
+			s.carry = append(s.carry[:0], s.pend[end:]...)
+			s.pend = s.pend[:0]
+			s.cutting = false
+			return ok
 		}
-		s.cut.finish(s.pend[:end], process)
-		s.carry = append(s.carry[:0], s.pend[end:]...)
-		s.pend = s.pend[:0]
-		s.cutting = false
-		return ok
-	}
-	k := 0
-	for len(s.pend)-k > cutChunk && ok {
-		s.cut.add(s.pend[k:k+cutChunk], process)
-		k += cutChunk
-	}
-	if !ok {
-		return false
-	}
-	s.pend = append(s.pend[:0], s.pend[k:]...)
-	s.pend = slices.Grow(s.pend, s.size)
-	n, err := s.r.Read(s.pend[len(s.pend):cap(s.pend)])
-	s.pend = s.pend[:len(s.pend)+n]
-	if err != nil {
-		s.done = true
-		if err != io.EOF {
-			s.err = err
+		k := 0
+		for len(s.pend)-k > cutChunk && ok {
+			s.cut.add(s.pend[k:k+cutChunk], process)
+			k += cutChunk
+		}
+		s.pend = append(s.pend[:0], s.pend[k:]...)
+		s.pend = slices.Grow(s.pend, s.size)
+		n, err := s.r.Read(s.pend[len(s.pend):cap(s.pend)])
+		s.pend = s.pend[:len(s.pend)+n]
+		if err != nil {
+			s.done = true
+			if err != io.EOF {
+				s.err = err
+			}
 		}
 	}
-	return true
+	return ok
 }
