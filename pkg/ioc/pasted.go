@@ -19,8 +19,8 @@ import (
 // the colon of an http(s) scheme that lost it, reduce a bare host with a port or a trailing "/" to the host, and Detect and
 // Normalize. Without refang the value is taken exactly as given (trimmed of
 // white space only). value is what gets searched; on error it is "" and t is
-// Unknown. A value with inner white space that holds several indicators is
-// an input error naming them.
+// Unknown. A value with inner white space, or of no type with a comma or
+// semicolon, that holds several indicators is an input error naming them.
 func Prepare(input string, refang bool) (value string, t Type, err error) {
 	if err := Validate(input); err != nil {
 		if strings.ContainsAny(input, "\n\r") {
@@ -50,6 +50,13 @@ func Prepare(input string, refang bool) (value string, t Type, err error) {
 		}
 	}
 	t = Detect(v)
+	if t == Unknown && strings.ContainsAny(v, ",;") {
+		// A CSV row (1.2.3.4,5.6.7.8): no indicator holds it whole, and
+		// sent as one value it would match nothing, silently.
+		if err := several(v); err != nil {
+			return "", Unknown, err
+		}
+	}
 	if t == Domain && !defanged && isFileName(v) {
 		t = Unknown
 	}

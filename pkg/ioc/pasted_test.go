@@ -164,6 +164,8 @@ func TestPrepareSeveralIndicators(t *testing.T) {
 		{"203.0.113.66\n198.51.100.1\n", "the value holds several indicators (203.0.113.66, 198.51.100.1); give each as its own value, or pipe the text to 'tilookup extract'"},
 		{"a.example.com, b.example.com c.example.com d.example.com", "the value holds several indicators (a.example.com, b.example.com, c.example.com, …); give each as its own value, or pipe the text to 'tilookup extract'"},
 		{"hxxp://a[.]example/x hxxp://b[.]example/y", "the value holds several indicators (http://a.example/x, http://b.example/y); give each as its own value, or pipe the text to 'tilookup extract'"},
+		{"1.2.3.4,5.6.7.8", "the value holds several indicators (1.2.3.4, 5.6.7.8); give each as its own value, or pipe the text to 'tilookup extract'"},
+		{"evil[.]example;bad[.]example", "the value holds several indicators (evil.example, bad.example); give each as its own value, or pipe the text to 'tilookup extract'"},
 	}
 	for _, tt := range tests {
 		for _, refang := range []bool{true, false} {
@@ -172,6 +174,12 @@ func TestPrepareSeveralIndicators(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Kind != failure.Input || err.Error() != tt.msg || v != "" || typ != Unknown {
 				t.Errorf("Prepare(%q, %v) = %q, %s, %v; want input error %q", tt.in, refang, v, typ, err, tt.msg)
 			}
+		}
+	}
+	// A URL whose path or query holds a comma is one value.
+	for _, in := range []string{"https://a.example/x?ids=1,2", "https://a.example/p;q=1,2"} {
+		if v, typ, err := Prepare(in, true); err != nil || typ != URL || v != in {
+			t.Errorf("Prepare(%q) = %q, %s, %v; want the URL", in, v, typ, err)
 		}
 	}
 	// One indicator and words, or one on a line of its own, is no such error.
