@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -26,6 +25,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/tilookup/tilookup/internal/testenv"
 	"github.com/tilookup/tilookup/pkg/sandbox"
 )
 
@@ -33,43 +33,6 @@ import (
 // redis-server (cache_url) and one service that counts what it is asked:
 // the processes share answers, ask each value once between them, keep one
 // rate together, and lose nothing when Redis goes away.
-
-// startRedis runs redis-server on a free loopback port, without
-// persistence, for the test's life. It skips when redis-server is missing,
-// except in CI, which installs it.
-func startRedis(t *testing.T, args ...string) (addr string, cmd *exec.Cmd) {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is missing: CI installs it (.ci/run)")
-		}
-		t.Skip("redis-server is not installed (apt-get install redis-server)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	cmd.Args = append(cmd.Args, args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return addr, cmd
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not start listening")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // countingService is the sandbox behind a proxy that counts the requests
 // of each value and the times they came, and refuses with 429 beyond
@@ -214,7 +177,7 @@ func TestFleetAsksEachValueOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, _ := startRedis(t)
+	addr, _ := testenv.Redis(t)
 	cs := startCountingService(t, 0)
 	bin := tilookupBinary(t)
 	const procs, n, shared = 8, 40, 20
@@ -250,7 +213,7 @@ func TestFleetSharesOneRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, _ := startRedis(t)
+	addr, _ := testenv.Redis(t)
 	const rate = 50
 	cs := startCountingService(t, rate)
 	bin := tilookupBinary(t)
@@ -291,7 +254,7 @@ func TestFleetGoesOnWhenRedisDies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, redis := startRedis(t, "--requirepass", "s3cret-pw")
+	addr, redis := testenv.Redis(t, "--requirepass", "s3cret-pw")
 	cs := startCountingService(t, 0)
 	bin := tilookupBinary(t)
 	values := fleetValues(0, 60, 60)
@@ -345,7 +308,7 @@ func TestFleetIgnoresGarbageAndClears(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, _ := startRedis(t)
+	addr, _ := testenv.Redis(t)
 	cs := startCountingService(t, 0)
 	bin := tilookupBinary(t)
 	cacheURL := "redis://" + addr + "/0"
@@ -394,9 +357,9 @@ func TestFleetGoesOnWhenRedisFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, _ := startRedis(t)
-	locked, _ := startRedis(t, "--requirepass", "right-pw")
-	paused, pausedCmd := startRedis(t)
+	addr, _ := testenv.Redis(t)
+	locked, _ := testenv.Redis(t, "--requirepass", "right-pw")
+	paused, pausedCmd := testenv.Redis(t)
 	if err := pausedCmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +401,7 @@ func TestFleetCacheOffKeepsNoAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, _ := startRedis(t)
+	addr, _ := testenv.Redis(t)
 	cs := startCountingService(t, 0)
 	bin := tilookupBinary(t)
 	env := fleetEnv(t, cs, "TILOOKUP_CACHE_URL=redis://"+addr+"/0")
@@ -475,7 +438,7 @@ func TestFleetCacheOffSharesAnswersInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real binary and redis-server")
 	}
-	addr, _ := startRedis(t)
+	addr, _ := testenv.Redis(t)
 	cs := startCountingService(t, 0)
 	// Slow enough that every process starts while the first one's
 	// requests are still out.

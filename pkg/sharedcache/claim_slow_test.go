@@ -4,51 +4,17 @@ package sharedcache
 
 import (
 	"context"
-	"net"
-	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
-)
 
-// startRedis runs redis-server on a free loopback port for the test's life.
-func startRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is missing: CI installs it (.ci/run)")
-		}
-		t.Skip("redis-server is not installed (apt-get install redis-server)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not start listening")
-		}
-	}
-}
+	"github.com/tilookup/tilookup/internal/testenv"
+)
 
 // An answer handed over is read by the claims that waited on its holder,
 // and by no claim taken later: it is not a cache.
 func TestHandedOverOnlyToThoseWhoWaited(t *testing.T) {
-	url := "redis://" + startRedis(t) + "/0"
+	addr, _ := testenv.Redis(t)
+	url := "redis://" + addr + "/0"
 	open := func() *Store {
 		s, err := Open(Options{URL: url, Wait: 5 * time.Second})
 		if err != nil {
