@@ -3,6 +3,8 @@ package ioc
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -153,5 +155,20 @@ func FuzzExtract(f *testing.F) {
 	addDocuments(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		checkExtracted(t, extractAll([]byte(s)))
+	})
+}
+
+// A line end after the last line changes nothing, unless that line is
+// long enough to be cut: the command line reads each input with a "\n"
+// after it, and ExtractText, which reads a file mapped into memory,
+// cannot add one.
+func FuzzFinalLineEnd(f *testing.F) {
+	addDocuments(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		want := extractWith(t, strings.NewReader(s), ExtractOptions{}, 1, blockSize)
+		got := extractWith(t, strings.NewReader(s+"\n"), ExtractOptions{}, 1, blockSize)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q and the same with a final line end: %v, then %v", s, want, got)
+		}
 	})
 }

@@ -32,6 +32,16 @@ func extractWith(t *testing.T, r io.Reader, opts ExtractOptions, workers, size i
 	return got
 }
 
+// extractTextWith is extractWith for ExtractText.
+func extractTextWith(t *testing.T, text []byte, opts ExtractOptions, workers, size int) []Indicator {
+	t.Helper()
+	var got []Indicator
+	if err := extractFrom(&textSource{text: text, size: size, lineEnd: true}, opts, workers, func(in Indicator) error { got = append(got, in); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // checkParallel compares the parallel path, on blocks small enough that a
 // short text spans many of them, with the sequential one reading the text
 // whole: the same indicators, in the same order, each once.
@@ -39,6 +49,8 @@ func checkParallel(t *testing.T, s string, sizes []int) {
 	t.Helper()
 	for _, opts := range []ExtractOptions{{}, {URLHosts: true}, {Types: []Type{Domain, IPv4}}} {
 		want := extractWith(t, strings.NewReader(s), opts, 1, blockSize)
+		// ExtractText reads a text as if a line end followed it.
+		wantText := extractWith(t, strings.NewReader(s+"\n"), opts, 1, blockSize)
 		for _, workers := range []int{1, 2, 3} {
 			for _, size := range sizes {
 				for _, rd := range readers {
@@ -50,6 +62,10 @@ func checkParallel(t *testing.T, s string, sizes []int) {
 						t.Fatalf("%d workers, blocks of %d, read %s, %+v: %d indicators, want %d the same as read whole by one\ngot  %v\nwant %v",
 							workers, size, rd.name, opts, len(got), len(want), got, want)
 					}
+				}
+				if got := extractTextWith(t, []byte(s), opts, workers, size); !slices.Equal(got, wantText) {
+					t.Fatalf("%d workers, blocks of %d, from memory, %+v: %d indicators, want %d the same as read whole by one\ngot  %v\nwant %v",
+						workers, size, opts, len(got), len(wantText), got, wantText)
 				}
 			}
 		}

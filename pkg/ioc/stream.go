@@ -49,40 +49,76 @@ type ExtractOptions struct {
 	URLHosts bool
 }
 
-// Extract is ExtractReader with options.
+// Extract is ExtractReader with options. A reader that is Lines is
+// searched where its text lies, as ExtractText does.
 func Extract(r io.Reader, opts ExtractOptions, fn func(Indicator) error) error {
+	if l, ok := r.(Lines); ok {
+		return ExtractText(l.Lines(), opts, fn)
+	}
 	return extract(r, opts, runtime.GOMAXPROCS(0), blockSize, fn)
+}
+
+// Lines is a reader of a text already in memory (a file mapped into
+// it): it reads Lines() and then a line end, and Extract searches the
+// text where it lies instead of reading it, as io.Copy lets a WriterTo
+// write itself.
+type Lines interface {
+	io.Reader
+	Lines() []byte
 }
 
 // extract is Extract with the input read in blocks of size bytes, searched
 // by that many workers (1: all of it on the caller's goroutine). What it
 // reports depends on neither.
 func extract(r io.Reader, opts ExtractOptions, workers, size int, fn func(Indicator) error) error {
-	types := opts.Types
+	return extractFrom(&source{r: r, size: size}, opts, workers, fn)
+}
+
+// blocks hands out the input a block of whole lines at a time: source
+// reads it from an io.Reader, textSource slices it from memory.
+type blocks interface {
+	// run fills blocks from get and hands them to put, in order, to the
+	// end of the input. It stops early when get returns nil or put
+	// returns false.
+	run(get func() *block, put func(*block) bool)
+	// error is what stopped the input short of its end, if anything.
+	error() error
+	// memory is the text in memory the blocks are slices of (a file
+	// mapped into memory, which can fault), or nil.
+	memory() []byte
+}
+
+// extractFrom searches src's blocks with that many workers and reports
+// what they find through fn.
+func extractFrom(src blocks, opts ExtractOptions, workers int, fn func(Indicator) error) error {
 	m := newMerger(fn)
 	m.urlHosts = opts.URLHosts
-	src := &source{r: r, size: size}
 	if workers == 1 {
-		e := newExtractor(types)
+		e := newExtractor(opts.Types)
 		b := new(block)
-		src.run(func() *block { return b }, func(b *block) bool {
-			e.processBlock(b)
-			m.merge(e)
-			return m.err == nil
+		err := guard(src.memory(), func() {
+			src.run(func() *block { return b }, func(b *block) bool {
+				e.processBlock(b)
+				m.merge(e)
+				return m.err == nil
+			})
 		})
 		if m.err != nil {
 			return m.err
 		}
-		return src.err
+		if err != nil {
+			return err
+		}
+		return src.error()
 	}
-	return extractParallel(src, types, workers, m)
+	return extractParallel(src, opts.Types, workers, m)
 }
 
-// extractParallel runs the reader on one goroutine and workers on others;
+// extractParallel runs the source on one goroutine and workers on others;
 // the caller's goroutine merges the blocks in the order they were read. A
 // fixed number of blocks circulates, which bounds memory and lets the
-// reader run ahead of the merge only so far.
-func extractParallel(src *source, types []Type, workers int, m *merger) error {
+// source run ahead of the merge only so far.
+func extractParallel(src blocks, types []Type, workers int, m *merger) error {
 	n := 2*workers + 2
 	free := make(chan *block, n)
 	work := make(chan *block, n)
@@ -98,7 +134,7 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 			defer wg.Done()
 			e := newExtractor(types)
 			for b := range work {
-				e.processBlock(b)
+				b.err = guard(src.memory(), func() { e.processBlock(b) })
 				e.hashes = hashFound(&m.seed, e.found, e.vals, e.hashes[:0])
 				b.found, e.found = e.found, b.found[:0]
 				b.vals, e.vals = e.vals, b.vals[:0]
@@ -107,20 +143,23 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 			}
 		}()
 	}
+	var srcErr error
 	go func() {
 		defer close(order)
 		defer close(work)
-		src.run(func() *block {
-			select {
-			case b := <-free:
-				return b
-			case <-quit:
-				return nil
-			}
-		}, func(b *block) bool {
-			work <- b
-			order <- b
-			return true
+		srcErr = guard(src.memory(), func() {
+			src.run(func() *block {
+				select {
+				case b := <-free:
+					return b
+				case <-quit:
+					return nil
+				}
+			}, func(b *block) bool {
+				work <- b
+				order <- b
+				return true
+			})
 		})
 	}()
 	stopped := false
@@ -128,8 +167,12 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 	for b := range order {
 		<-b.done
 		if !stopped {
-			e.found, e.vals, e.hashes = b.found, b.vals, b.hashes
-			m.merge(&e)
+			if b.err != nil && m.err == nil {
+				m.err = b.err
+			} else {
+				e.found, e.vals, e.hashes = b.found, b.vals, b.hashes
+				m.merge(&e)
+			}
 			if m.err != nil {
 				stopped = true
 				close(quit)
@@ -141,7 +184,10 @@ func extractParallel(src *source, types []Type, workers int, m *merger) error {
 	if m.err != nil {
 		return m.err
 	}
-	return src.err
+	if srcErr != nil {
+		return srcErr
+	}
+	return src.error()
 }
 
 // block is a piece of the input and, once processed, what it holds.
@@ -150,10 +196,14 @@ type block struct {
 	// piece: buf is a part of a line cut because it was too long, to be
 	// processed as it is.
 	piece bool
+	// ended: buf is the last line of a text in memory, without its '\n',
+	// to be processed as if it had one (textSource).
+	ended bool
 
 	found  []candidate
 	vals   []byte
 	hashes []hash128     // the hashes of found's values (hashFound)
+	err    error         // what stopped the block's processing (a mapped file cut short)
 	done   chan struct{} // signalled when found, vals and hashes are filled in
 }
 
@@ -161,6 +211,10 @@ func (e *extractor) processBlock(b *block) {
 	e.invisible, e.controls = blockFlags(b.buf)
 	if b.piece {
 		e.processLine(b.buf)
+		return
+	}
+	if b.ended {
+		e.long = cutLongEnded(b.buf, e.long, e.processLine)
 		return
 	}
 	text := b.buf
@@ -185,6 +239,28 @@ func (e *extractor) processBlock(b *block) {
 func cutLong(line, long []byte, process func([]byte)) []byte {
 	c := cutter{long: long[:0]}
 	c.finish(line, process)
+	return c.long[:0]
+}
+
+// cutLongEnded processes line and a '\n' after it, as cutLong would
+// process the two together, without copying a long line first: only what
+// the cutter keeps of it, less than cutChunk bytes, goes with the '\n'.
+func cutLongEnded(line, long []byte, process func([]byte)) []byte {
+	if len(line)+1 < maxLine {
+		long = append(append(long[:0], line...), '\n')
+		process(long)
+		return long[:0]
+	}
+	c := cutter{long: long[:0]}
+	// finish's loop over line and its '\n': a last chunk of exactly
+	// cutChunk bytes holds the '\n', and finish keeps it.
+	k := 0
+	for len(line)-k+1 > cutChunk {
+		c.add(line[k:k+cutChunk], process)
+		k += cutChunk
+	}
+	c.long = append(append(c.long, line[k:]...), '\n')
+	process(c.long)
 	return c.long[:0]
 }
 
@@ -274,6 +350,10 @@ func (s *source) run(get func() *block, put func(*block) bool) {
 		}
 	}
 }
+
+func (s *source) error() error { return s.err }
+
+func (s *source) memory() []byte { return nil }
 
 // fill reads into b until it holds s.size bytes more than it started
 // with, the input ends, or a read comes back short (a pipe or a terminal

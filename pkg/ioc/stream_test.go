@@ -66,6 +66,11 @@ func TestExtractReaderLongLines(t *testing.T) {
 		"cut inside values": distinctAddrs(200000, ","),
 		"cut between words": distinctAddrs(200000, ", "),
 		"version cut off":   versions(maxLine-10, 32*cutChunk),
+		// The last line without its '\n' just short of being cut, and
+		// long enough that the '\n' ExtractText reads after it is cut.
+		"last line short": "1.1.1.1\n" + strings.Repeat("w", maxLine-10) + " 10.0.0.9",
+		"last line cut":   "1.1.1.1\n" + strings.Repeat("w", maxLine-9) + " 10.0.0.9",
+		"last chunk full": strings.Repeat("v ", 8*cutChunk-5) + "9.8.7.6",
 	}
 	for name, in := range inputs {
 		want := readLinesByBufio(t, strings.NewReader(in))
@@ -76,6 +81,15 @@ func TestExtractReaderLongLines(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: got %d indicators, want %d, not the same", name, len(got), len(want))
+			}
+		}
+		// ExtractText reads a text as if a line end followed it.
+		want = readLinesByBufio(t, strings.NewReader(in+"\n"))
+		for _, workers := range []int{1, 2} {
+			for _, size := range []int{cutChunk, blockSize} {
+				if got := extractTextWith(t, []byte(in), ExtractOptions{}, workers, size); !slices.Equal(got, want) {
+					t.Errorf("%s, from memory, %d workers, blocks of %d: got %d indicators, want %d, not the same", name, workers, size, len(got), len(want))
+				}
 			}
 		}
 	}
@@ -131,4 +145,31 @@ func TestMergerBytesPerValue(t *testing.T) {
 		t.Errorf("%d values in the set, want %d", m.n, n)
 	}
 	runtime.KeepAlive(m)
+}
+
+// guard turns a fault in the text into ErrTextGone (pkg/mapfile's test
+// cuts a mapped file short) and lets every other panic go on.
+func TestGuardLetsOtherPanicsGo(t *testing.T) {
+	text := []byte("192.0.2.1\n")
+	for name, f := range map[string]func(){
+		"nil pointer": func() {
+			var p *block
+			_ = p.buf
+		},
+		"index": func() { _ = text[len(text)+int(text[0])] },
+		"value": func() { panic("boom") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: the panic was swallowed", name)
+				}
+			}()
+			err := guard(text, f)
+			t.Errorf("%s: guard returned %v", name, err)
+		}()
+	}
+	if err := guard(text, func() {}); err != nil {
+		t.Errorf("no fault: %v", err)
+	}
 }

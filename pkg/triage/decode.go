@@ -28,6 +28,10 @@ const sniffLen = 8 << 10
 // (binaryHead), and reading it fails with an error that is ErrBinary.
 func decodeText(r io.Reader, warn func(string)) io.Reader {
 	head, rest := readHead(r, sniffLen, markUnfinished)
+	if skip, ok := plainHead(head); ok {
+		rest.head = rest.head[skip:]
+		return rest
+	}
 	switch {
 	case bytes.HasPrefix(head, []byte{0xff, 0xfe, 0, 0}):
 		return &utf32Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 4, le: true}
@@ -37,17 +41,12 @@ func decodeText(r io.Reader, warn func(string)) io.Reader {
 		return &utf16Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 2, le: true}
 	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
 		return &utf16Reader{r: bufio.NewReaderSize(rest, sniffLen), skip: 2}
-	case bytes.HasPrefix(head, []byte{0xef, 0xbb, 0xbf}):
-		rest.head = rest.head[3:]
-		return rest
 	}
 	if name := otherBOM(head); name != "" {
 		say(warn, fmt.Sprintf("the input is in %s, which is not read: convert it to UTF-8 (iconv -t UTF-8)", name))
 		return rest
 	}
-	if bytes.IndexByte(head, 0) < 0 {
-		return rest
-	}
+	// A NUL byte is in head.
 	if enc := utf16NoBOM(head); enc != "" {
 		return errReader{unreadEncoding(enc)}
 	}
@@ -55,6 +54,22 @@ func decodeText(r io.Reader, warn func(string)) io.Reader {
 		return rest // a stray NUL in a saved log or page: the extractor drops it
 	}
 	return errReader{ErrBinary}
+}
+
+// plainHead tells whether decodeText reads a text that starts with head
+// (its first sniffLen bytes, or all of it) as it is, and how many bytes of
+// a UTF-8 byte order mark it skips first: UTF-8 with its mark, or UTF-8 or
+// ASCII without another encoding's mark and without a NUL byte (with one,
+// the text may be binary or UTF-16: decodeText looks further).
+func plainHead(head []byte) (skip int, ok bool) {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xef, 0xbb, 0xbf}):
+		return 3, true
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}), bytes.HasPrefix(head, []byte{0xfe, 0xff}),
+		bytes.HasPrefix(head, []byte{0, 0, 0xfe, 0xff}), otherBOM(head) != "":
+		return 0, false
+	}
+	return 0, bytes.IndexByte(head, 0) < 0
 }
 
 // readHead reads the start of r, to tell what r holds: up to size bytes,

@@ -402,13 +402,35 @@ func Open(r io.Reader, name string, f Format, warn func(string)) io.Reader {
 	case HTML:
 		return HTMLText(r)
 	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".html", ".htm", ".xhtml":
+	if htmlName(name) {
 		return HTMLText(r)
 	}
-	head, rest := readHead(r, 512, nil) // a short read decides, as in decodeText
-	if strings.HasPrefix(http.DetectContentType(head), "text/html") {
+	head, rest := readHead(r, htmlSniffLen, nil) // a short read decides, as in decodeText
+	if htmlHead(head) {
 		return HTMLText(rest)
 	}
 	return rest
+}
+
+// htmlSniffLen is how much of a text htmlHead looks at.
+const htmlSniffLen = 512
+
+// htmlName tells an input read as HTML by its name.
+func htmlName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".html", ".htm", ".xhtml":
+		return true
+	}
+	return false
+}
+
+// htmlHead tells HTML by the start of a text, as a browser sniffs it.
+func htmlHead(head []byte) bool {
+	return strings.HasPrefix(http.DetectContentType(head), "text/html")
+}
+
+// readAsIs tells whether Open reads a text as it is (after decodeText),
+// not as HTML: head is its start, up to htmlSniffLen bytes.
+func readAsIs(f Format, name string, head []byte) bool {
+	return f == Text || f == Auto && !htmlName(name) && !htmlHead(head)
 }

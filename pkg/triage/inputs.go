@@ -1,9 +1,12 @@
 package triage
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/tilookup/tilookup/pkg/mapfile"
 )
 
 // OpenInputs joins the named inputs ("-" is stdin; none is stdin) into
@@ -12,7 +15,18 @@ import (
 // first of the next. Every file is opened now with open (the caller's
 // rules: cmdutil.OpenInput refuses a directory), so that a missing one
 // fails before anything is read or sent; the func returned closes them.
+//
+// One large file of plain text is mapped into memory instead (mapText),
+// which ioc.Extract then searches where it lies.
 func OpenInputs(stdin io.Reader, names []string, f Format, warn func(string), open func(name string) (*os.File, error)) (io.Reader, func(), error) {
+	return openInputs(stdin, names, f, warn, open, minMapped)
+}
+
+// minMapped is the smallest file OpenInputs maps into memory: below it,
+// reading costs no more, and a mapping is one more thing to go wrong.
+const minMapped = 1 << 20
+
+func openInputs(stdin io.Reader, names []string, f Format, warn func(string), open func(name string) (*os.File, error), minMapped int64) (io.Reader, func(), error) {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -33,8 +47,51 @@ func OpenInputs(stdin io.Reader, names []string, f Format, warn func(string), op
 			}
 			files = append(files, fh)
 			r = fh
+			if len(names) == 1 {
+				if m := mapText(fh, name, f, minMapped); m != nil {
+					return m, func() { m.unmap(); closeAll() }, nil
+				}
+			}
 		}
 		readers = append(readers, OpenLazy(r, name, f, warn), strings.NewReader("\n"))
 	}
 	return io.MultiReader(readers...), closeAll, nil
 }
+
+// mappedText is a file of plain text mapped into memory (ioc.Lines): it
+// reads as OpenInputs reads a file, its text and a line end, and
+// ioc.Extract searches its Lines where they lie.
+type mappedText struct {
+	text  []byte // the file, without a UTF-8 byte order mark
+	unmap func() error
+	r     io.Reader
+}
+
+// mapText maps fh when Open would read it as it is (plainHead, readAsIs)
+// and it holds at least minMapped bytes; otherwise, or when it cannot be
+// mapped, it returns nil, and the file is read as any other.
+func mapText(fh *os.File, name string, f Format, minMapped int64) *mappedText {
+	if st, err := fh.Stat(); err != nil || st.Size() < minMapped {
+		return nil
+	}
+	data, unmap, err := mapfile.Map(fh)
+	if err != nil {
+		return nil
+	}
+	text := data
+	skip, ok := plainHead(data[:min(len(data), sniffLen)])
+	if ok {
+		text = data[skip:]
+		ok = readAsIs(f, name, text[:min(len(text), htmlSniffLen)])
+	}
+	if !ok {
+		unmap()
+		return nil
+	}
+	return &mappedText{text: text, unmap: unmap, r: io.MultiReader(bytes.NewReader(text), strings.NewReader("\n"))}
+}
+
+func (m *mappedText) Read(p []byte) (int, error) { return m.r.Read(p) }
+
+// Lines is the text, without the line end Read gives after it.
+func (m *mappedText) Lines() []byte { return m.text }

@@ -131,3 +131,35 @@ func TestExtractSkipNoiseFlags(t *testing.T) {
 		t.Errorf("--warninglists without --skip-noise: %v", err)
 	}
 }
+
+// A large file is mapped into memory (triage.OpenInputs): extract prints
+// what it prints of the same text on stdin, with --skip-noise too.
+func TestExtractLargeFileAsStdin(t *testing.T) {
+	var text strings.Builder
+	for i := 0; text.Len() < 3<<20; i++ {
+		fmt.Fprintf(&text, "beacon %d to hxxps://c2-%d[.]evil[.]example/gate.php from 10.%d.%d.%d, see localhost and 8.8.8.8\n", i, i%5000, i>>16&255, i>>8&255, i&255)
+	}
+	text.WriteString("and a last line without its end: 192.0.2.77")
+	name := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(name, []byte(text.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noSetting := func(string) (string, error) { return "", nil }
+	for _, opts := range []Options{{}, {SkipNoise: true, Setting: noSetting}} {
+		want, err := runExtract(t, text.String(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Files = []string{name}
+		got, err := runExtract(t, "", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("skip noise %v: the file gives %d bytes, stdin %d, not the same", opts.SkipNoise, len(got), len(want))
+		}
+		if !strings.HasSuffix(got, "192.0.2.77\n") {
+			t.Errorf("skip noise %v: the last line's value is missing: ...%q", opts.SkipNoise, got[max(0, len(got)-60):])
+		}
+	}
+}

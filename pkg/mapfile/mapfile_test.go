@@ -1,0 +1,99 @@
+package mapfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/tilookup/tilookup/pkg/ioc"
+)
+
+func writeFile(t *testing.T, data []byte) *os.File {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "report.txt")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func mapOrSkip(t *testing.T, f *os.File) ([]byte, func() error) {
+	t.Helper()
+	data, unmap, err := Map(f)
+	if errors.Is(err, ErrUnsupported) && runtime.GOOS == "windows" {
+		t.Skip("no mmap here")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, unmap
+}
+
+func TestMapReadsTheFile(t *testing.T) {
+	want := bytes.Repeat([]byte("seen at 192.0.2.1 and evil.example.com\n"), 1000)
+	data, unmap := mapOrSkip(t, writeFile(t, want))
+	if !bytes.Equal(data, want) {
+		t.Errorf("the mapping holds %d bytes, not the file's %d", len(data), len(want))
+	}
+	if err := unmap(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMapRefusesWhatItCannotMap(t *testing.T) {
+	if _, _, err := Map(writeFile(t, nil)); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("an empty file: %v, want ErrUnsupported", err)
+	}
+	dir, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if _, _, err := Map(dir); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("a directory: %v, want ErrUnsupported", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, _, err := Map(r); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("a pipe: %v, want ErrUnsupported", err)
+	}
+}
+
+// A file cut short while it is mapped faults where its pages are gone
+// (SIGBUS): ExtractText reports that as an error, on one goroutine or on
+// several, and the program goes on.
+func TestFileCutShortWhileMapped(t *testing.T) {
+	var text bytes.Buffer
+	for i := 0; text.Len() < 4<<20; i++ {
+		fmt.Fprintf(&text, "host-%d.example.com talked to 10.%d.%d.%d\n", i, i>>16&255, i>>8&255, i&255)
+	}
+	for _, procs := range []int{1, 2} {
+		f := writeFile(t, text.Bytes())
+		data, unmap := mapOrSkip(t, f)
+		if err := os.Truncate(f.Name(), 0); err != nil {
+			t.Fatal(err)
+		}
+		old := runtime.GOMAXPROCS(procs)
+		err := ioc.ExtractText(data, ioc.ExtractOptions{}, func(ioc.Indicator) error { return nil })
+		runtime.GOMAXPROCS(old)
+		if !errors.Is(err, ioc.ErrTextGone) {
+			t.Errorf("GOMAXPROCS=%d: %v, want ErrTextGone", procs, err)
+		}
+		if err := unmap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
