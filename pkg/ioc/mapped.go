@@ -12,7 +12,7 @@ import (
 // mapped into memory is, read as lines: the same indicators in the same
 // order as Extract of the text followed by a line end (what the command
 // line reads of each input), found without copying the text into blocks
-// first, and with no reading goroutine between the text and the workers. The text is only read. If a page of it cannot be read (the file
+// first: a block is a slice of the text. The text is only read. If a page of it cannot be read (the file
 // behind a mapping was cut short while it was read), ExtractText returns
 // ErrTextGone instead of letting the fault end the program.
 func ExtractText(text []byte, opts ExtractOptions, fn func(Indicator) error) error {
@@ -21,7 +21,7 @@ func ExtractText(text []byte, opts ExtractOptions, fn func(Indicator) error) err
 
 // ErrTextGone is ExtractText's error for a text it could not read to its
 // end.
-var ErrTextGone = errors.New("the input changed while it was read (a file cut short?)")
+var ErrTextGone = errors.New("the file changed while it was read (cut short?)")
 
 // textSource hands out a text in memory as blocks of whole lines, about
 // size bytes each: slices of the text, not copies.

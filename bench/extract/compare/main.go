@@ -5,7 +5,9 @@
 // type (the last line of -union; no refang, no validation). Each command
 // runs -n times, the commands taking turns so that a busy machine slows
 // them alike; the best run of each is kept, as MB/s of wall time and MB per
-// CPU-second (user + system, from the child's rusage). It ends with the
+// CPU-second (user + system, from the child's rusage). tilookup runs twice:
+// on the file, which it maps into memory, and on the file as its stdin,
+// which it reads. It ends with the
 // two ratios issue 40 sets targets for, and with -baseline the ratios to
 // another build of tilookup run in the same turns. MB is 2^20 bytes. Output goes to a
 // file, as a pipeline's would.
@@ -31,6 +33,9 @@ type row struct {
 	name string
 	argv []string
 	env  []string
+	// stdin: the report comes on stdin, not named (tilookup reads it
+	// instead of mapping it into memory)
+	stdin string
 
 	wall, cpu time.Duration // best of the runs
 	found     int           // lines of output
@@ -60,6 +65,7 @@ func main() {
 	// An empty home: no configuration file changes what extract does.
 	home := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "XDG_STATE_HOME=" + tmp}
 	rows := []*row{{name: "tilookup extract (all types)", argv: []string{*tl, "extract", *report}, env: home}}
+	rows = append(rows, &row{name: "the same, read from stdin", argv: []string{*tl, "extract"}, env: home, stdin: *report})
 	var baseline *row
 	if *base != "" {
 		baseline = &row{name: "tilookup extract, baseline", argv: []string{*base, "extract", *report}, env: home}
@@ -123,6 +129,14 @@ func (r *row) run(out string) error {
 	cmd := exec.Command(r.argv[0], r.argv[1:]...)
 	cmd.Env = append(os.Environ(), r.env...)
 	cmd.Stdout = f
+	if r.stdin != "" {
+		in, err := os.Open(r.stdin)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		cmd.Stdin = in
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
