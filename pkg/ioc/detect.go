@@ -111,6 +111,11 @@ func isCVE[T string | []byte](s T) bool {
 // ("010") is refused: inet_aton reads it as octal, other software as
 // decimal, so the address it stands for is ambiguous.
 func isIPv4[T string | []byte](s T) bool {
+	// 1.2.3.4 to 255.255.255.255: the version numbers and dotted words of
+	// prose (2.1.0, e.g) are dismissed by their length.
+	if len(s) < 7 || len(s) > 15 {
+		return false
+	}
 	parts, v, digits := 0, 0, 0
 	for i := 0; i <= len(s); i++ {
 		if i == len(s) || s[i] == '.' {

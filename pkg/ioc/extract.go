@@ -393,7 +393,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 		if s < t && s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
 			return s, t, true, false, false
 		}
-		if e.defangAfter(t) {
+		if t < len(l) && closesDefang(l[t]) && e.defangAfter(t) {
 			return s, t, true, false, false
 		}
 	}
@@ -1308,4 +1308,11 @@ func lowerASCII(b []byte) bool {
 		b[i] = lower(c)
 	}
 	return true
+}
+
+// closesDefang tells whether the hard separator c may start a defang that
+// defangAfter looks at: most tokens end at a space, which it need not be
+// called for.
+func closesDefang(c byte) bool {
+	return c == '\\' || c == '{' || c == '}' || c == '<'
 }

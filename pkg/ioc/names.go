@@ -3,6 +3,7 @@ package ioc
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The name tables are built on first use, not at start-up: every run of the
@@ -17,6 +18,10 @@ var (
 	// without hashing.
 	tld2       [26 * 26]bool
 	tldPrefix3 [26 * 26 * 26]bool
+	// tldTables is set once tld2 and tldPrefix3 are filled: a load of
+	// it costs less than a call of tlds(), which isKnownTLD then makes only
+	// for the names the tables do not dismiss.
+	tldTables atomic.Bool
 )
 
 // tlds is the root zone (tlds.go). Free text is full of dotted words that
@@ -37,6 +42,7 @@ func buildTLDs() map[string]struct{} {
 			tldPrefix3[k] = true
 		}
 	}
+	tldTables.Store(true)
 	return m
 }
 
@@ -64,7 +70,9 @@ func isKnownTLD[T string | []byte](t T) bool {
 	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
 		return true // an A-label we cannot decode without x/net/idna
 	}
-	known := tlds()
+	if !tldTables.Load() {
+		tlds()
+	}
 	if len(t) == 2 {
 		if k, ok := letterIndex(t, 2); ok {
 			return tld2[k]
@@ -72,6 +80,7 @@ func isKnownTLD[T string | []byte](t T) bool {
 	} else if k, ok := letterIndex(t, 3); ok && !tldPrefix3[k] {
 		return false
 	}
+	known := tlds()
 	var buf [63]byte
 	for i := 0; i < len(t); i++ {
 		if t[i] >= 0x80 {
