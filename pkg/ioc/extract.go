@@ -670,9 +670,11 @@ func (e *extractor) labelWord(ws, end int) {
 	if end <= ws {
 		return
 	}
-	for k := ws; k < end; k++ {
+	// From the end: the last dot is what dottedWord wants, and in a file
+	// name (invoice.pdf) or a version (2.1.0) it is near the end.
+	for k := end - 1; k > ws; k-- {
 		if l[k] == '.' {
-			e.dottedWord(ws, end)
+			e.dottedWordAt(ws, end, k+1)
 			return
 		}
 	}
@@ -1079,8 +1081,13 @@ func plausibleIPv6(w []byte) bool {
 // dottedWord: an IPv4 address, a domain, or a file name whose parts may
 // still hold a hash (44d88612fea8a8f36de82e1278abb02f.bin).
 func (e *extractor) dottedWord(ws, end int) {
+	e.dottedWordAt(ws, end, ws+bytes.LastIndexByte(e.l[ws:end], '.')+1)
+}
+
+// dottedWordAt is dottedWord for a caller that has found the word's last
+// dot, l[tld-1].
+func (e *extractor) dottedWordAt(ws, end, tld int) {
 	l := e.l
-	tld := ws + bytes.LastIndexByte(l[ws:end], '.') + 1
 	if isDigit(l[tld]) {
 		if isIPv4(l[ws:end]) {
 			e.ipv4(ws, end)
