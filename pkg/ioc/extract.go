@@ -360,12 +360,20 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 		seen |= k
 		s--
 	}
-	// l[i] is no stop (processLine asks), so the loop below takes at least
-	// one byte, and butLast ends as what all the token's bytes but its last
+	// l[i] is no hard separator (processLine asks); it is taken before the
+	// loop, its trigger bit kept apart: the defang questions below are for
+	// the other bytes (processLine has asked about l[i]), and in most
+	// tokens that hold a trigger ("(see", the ':' of a URL) it is l[i],
+	// the anchor. butLast ends as what all the token's bytes but its last
 	// are: whether a punct ends the token and is its only one is then a
 	// test of two bytes, not a count kept for each.
-	var butLast uint8
-	t = i
+	butLast := seen
+	first := scanClass[l[i]]
+	if first&sStop != 0 {
+		return e.slowToken(i, from, askDefang) // non-ASCII
+	}
+	seen |= first &^ sTrigger
+	t = i + 1
 	for t < len(l) {
 		c := l[t]
 		k := scanClass[c]
@@ -384,6 +392,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 		// token it has none before it but at its start.
 		// processLine has asked already about l[i].
 		if seen&sTrigger != 0 {
+			// Another byte than l[i] is a trigger.
 			for j := s; j < t; j++ {
 				if class[l[j]]&cTrigger != 0 && j != i && e.defangAt(j) {
 					return s, t, true, false, false
@@ -397,6 +406,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			return s, t, true, false, false
 		}
 	}
+	seen |= first
 	label = seen&sOther == 0
 	if t-s >= 32 {
 		return s, t, false, true, label
