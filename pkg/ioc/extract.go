@@ -318,6 +318,9 @@ const (
 	sPunct               // cPunct
 )
 
+// scanTable is &scanClass in a variable, which scanToken loads once.
+var scanTable = &scanClass
+
 var scanClass = func() (t [256]uint8) {
 	for c := range 256 {
 		k := class[c]
@@ -346,75 +349,86 @@ var scanClass = func() (t [256]uint8) {
 // digits, '.', '-' and '_' only (an ASCII token that is worth a look).
 func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
 	l := e.l
-	var seen uint8
-	s = i
-	for s > from {
-		c := l[s-1]
-		k := scanClass[c]
-		if k&sStop != 0 {
-			if c >= utf8.RuneSelf {
-				return e.slowToken(i, from, askDefang)
-			}
-			break
-		}
-		seen |= k
-		s--
-	}
-	// l[i] is no hard separator (processLine asks); it is taken before the
-	// loop, its trigger bit kept apart: the defang questions below are for
-	// the other bytes (processLine has asked about l[i]), and in most
-	// tokens that hold a trigger ("(see", the ':' of a URL) it is l[i],
-	// the anchor. butLast ends as what all the token's bytes but its last
-	// are: whether a punct ends the token and is its only one is then a
-	// test of two bytes, not a count kept for each.
-	butLast := seen
-	first := scanClass[l[i]]
+	// The table through a pointer held in a register: its address, a
+	// constant, would be loaded again for each byte.
+	tab := scanTable
+	_ = tab[0] // one nil check, not one a byte
+	// l[i] is no hard separator (processLine asks). Its trigger bit is
+	// kept apart: processLine has asked about l[i], the defang questions
+	// below are for the other bytes, and in most tokens that hold a
+	// trigger ("(see", the ':' of a URL) it is l[i], the anchor.
+	first := tab[l[i]]
 	if first&sStop != 0 {
 		return e.slowToken(i, from, askDefang) // non-ASCII
 	}
-	seen |= first &^ sTrigger
-	t = i + 1
-	for t < len(l) {
-		c := l[t]
-		k := scanClass[c]
+	seen := first &^ sTrigger
+	before := l[from:i] // indexed from its end: no bounds check in the loop
+	n := len(before)
+	for n > 0 {
+		c := before[n-1]
+		k := tab[c]
 		if k&sStop != 0 {
 			if c >= utf8.RuneSelf {
 				return e.slowToken(i, from, askDefang)
 			}
 			break
 		}
-		butLast = seen
+		seen |= k
+		n--
+	}
+	s = from + n
+	t = i + 1
+	for t < len(l) {
+		c := l[t]
+		k := tab[c]
+		if k&sStop != 0 {
+			if c >= utf8.RuneSelf {
+				return e.slowToken(i, from, askDefang)
+			}
+			break
+		}
 		seen |= k
 		t++
 	}
-	if askDefang {
-		// A dot only starts a defang after a space (" . "), and inside a
-		// token it has none before it but at its start.
-		// processLine has asked already about l[i].
-		if seen&sTrigger != 0 {
-			// Another byte than l[i] is a trigger.
-			for j := s; j < t; j++ {
-				if class[l[j]]&cTrigger != 0 && j != i && e.defangAt(j) {
-					return s, t, true, false, false
-				}
-			}
-		}
-		if s < t && s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
-			return s, t, true, false, false
-		}
-		if t < len(l) && closesDefang(l[t]) && e.defangAfter(t) {
-			return s, t, true, false, false
-		}
+	// What may start a defang is told from the bytes at hand, and the
+	// calls that look closer are made only then: a call here, on the path
+	// of every token, would have what lives across it saved each time.
+	if askDefang && (seen&sTrigger != 0 || s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' ||
+		t < len(l) && closesDefang(l[t])) && e.defangIn(i, s, t, seen) {
+		return s, t, true, false, false
 	}
 	seen |= first
 	label = seen&sOther == 0
 	if t-s >= 32 {
 		return s, t, false, true, label
 	}
-	if seen&sPunct != 0 && !(butLast&sPunct == 0 && class[l[t-1]]&cPunct != 0) {
+	// A punct makes the token worth a look unless it is the only one and
+	// ends the token ("report."); the loops do not count them, which would
+	// cost them a register: only a token that ends with one is read again.
+	if seen&sPunct != 0 && (class[l[t-1]]&cPunct == 0 || hasPunct(l[s:t-1])) {
 		return s, t, false, true, label
 	}
 	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
+}
+
+// defangIn is scanToken's question whether the token l[s:t], which holds
+// l[i], holds a defang or is joined by one to what follows. seen is what
+// its bytes but l[i] are.
+func (e *extractor) defangIn(i, s, t int, seen uint8) bool {
+	l := e.l
+	if seen&sTrigger != 0 {
+		for j := s; j < t; j++ {
+			if class[l[j]]&cTrigger != 0 && j != i && e.defangAt(j) {
+				return true
+			}
+		}
+	}
+	// A dot only starts a defang after a space (" . "), and inside a
+	// token it has none before it but at its start.
+	if s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
+		return true
+	}
+	return t < len(l) && closesDefang(l[t]) && e.defangAfter(t)
 }
 
 func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
@@ -1332,4 +1346,14 @@ func lowerASCII(b []byte) bool {
 // called for.
 func closesDefang(c byte) bool {
 	return c == '\\' || c == '{' || c == '}' || c == '<'
+}
+
+// hasPunct tells whether b holds one of . : @ /.
+func hasPunct(b []byte) bool {
+	for _, c := range b {
+		if class[c]&cPunct != 0 {
+			return true
+		}
+	}
+	return false
 }
