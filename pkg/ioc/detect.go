@@ -196,7 +196,12 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 		return 0, 0, false
 	}
 	start := 0
-	for i := 0; i <= len(s); i++ {
+	for i := 0; ; i++ {
+		// The ASCII bytes of a label in a loop of their own: one lookup
+		// a byte.
+		for i < len(s) && class[s[i]]&cLabel != 0 {
+			i++
+		}
 		if i == len(s) || s[i] == '.' {
 			n := i - start
 			if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' {
@@ -205,14 +210,13 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 			labels++
 			last = start
 			start = i + 1
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if class[c]&cLabel == 0 {
-				return 0, 0, false
+			if i == len(s) {
+				return labels, last, true
 			}
 			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			return 0, 0, false
 		}
 		r, size := decodeRune(s[i:])
 		if r == utf8.RuneError || !isLetterRune(r) {
@@ -220,7 +224,6 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 		}
 		i += size - 1
 	}
-	return labels, last, true
 }
 
 func decodeRune[T string | []byte](s T) (rune, int) {

@@ -54,11 +54,13 @@ func letterIndex[T string | []byte](t T, n int) (int, bool) {
 	}
 	k := 0
 	for i := range n {
-		c := lower(t[i])
-		if c < 'a' || c > 'z' {
+		// c|0x20 is a lower-case letter just when c is a letter: one
+		// unsigned comparison, not lower's and two more.
+		d := t[i]|0x20 - 'a'
+		if d >= 26 {
 			return 0, false
 		}
-		k = k*26 + int(c-'a')
+		k = k*26 + int(d)
 	}
 	return k, true
 }
