@@ -56,7 +56,7 @@ func letterIndex[T string | []byte](t T, n int) (int, bool) {
 	for i := range n {
 		// c|0x20 is a lower-case letter just when c is a letter: one
 		// unsigned comparison, not lower's and two more.
-		d := t[i]|0x20 - 'a'
+		d := (t[i] | 0x20) - 'a'
 		if d >= 26 {
 			return 0, false
 		}
