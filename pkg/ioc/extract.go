@@ -605,11 +605,18 @@ func gluedScheme(w []byte) bool {
 // (AsciiDoc's passthrough, `++http://a.example/x++`), and before trailing
 // sentence punctuation.
 func (e *extractor) urlEnd(start, i, b int) int {
-	l := e.l
+	l := e.l[:b] // j < len(l): no bounds check in the loop
 	paren, brack, open := 0, 0, 0
 	j := i
 scan:
 	for ; j < b; j++ {
+		// Most of a URL's bytes are none of the five: one lookup each.
+		for j < len(l) && !urlEndByte[l[j]] {
+			j++
+		}
+		if j == b {
+			break
+		}
 		switch l[j] {
 		case '(':
 			paren++
@@ -646,6 +653,9 @@ scan:
 	}
 	return j
 }
+
+// urlEndByte marks the bytes urlEnd stops at to look closer.
+var urlEndByte = [256]bool{'(': true, ')': true, '[': true, ']': true, ',': true}
 
 // plusOpened reports whether "++" comes right before l[start]: the value
 // is enclosed like `++x++`, and its closing "++" is no part of it. A '+'
