@@ -79,7 +79,10 @@ func isKnownTLD[T string | []byte](t T) bool {
 		if k, ok := letterIndex(t, 2); ok {
 			return tld2[k]
 		}
-	} else if k, ok := letterIndex(t, 3); ok && !tldPrefix3[k] {
+	} else if a, b, c := (t[0]|0x20)-'a', (t[1]|0x20)-'a', (t[2]|0x20)-'a'; a < 26 && b < 26 && c < 26 &&
+		!tldPrefix3[(int(a)*26+int(b))*26+int(c)] {
+		// letterIndex(t, 3) written out: most dotted words in prose end
+		// here (pdf, exe), and a loop of three costs them more than the rest.
 		return false
 	}
 	known := tlds()
