@@ -1342,7 +1342,24 @@ var ampEntity = []byte("&amp;")
 // lowerASCII lower-cases b in place and reports true when it is all ASCII;
 // otherwise it reports false, and b may be partly lower-cased.
 func lowerASCII(b []byte) bool {
-	for i, c := range b {
+	// Eight bytes at a time while they are ASCII (digests, host names):
+	// 0x20 added to each upper-case letter. A word with a non-ASCII byte
+	// is left to the loop below, which stops at it.
+	const ones = 0x0101010101010101
+	const high = 0x80 * ones
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if x&high != 0 {
+			break
+		}
+		// Bytes under 0x80 carry into no other: the top bit of each is
+		// set after the additions when it is >= 'A', and > 'Z'.
+		upper := (x + (0x80-'A')*ones) &^ (x + (0x80-'Z'-1)*ones) & high
+		binary.LittleEndian.PutUint64(b[i:], x|upper>>2)
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
 		if c >= utf8.RuneSelf {
 			return false
 		}

@@ -54,3 +54,42 @@ func TestHasSpaceOrControlWordwise(t *testing.T) {
 		}
 	}
 }
+
+func lowerASCIIBytewise(b []byte) bool {
+	for i, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+		b[i] = lower(c)
+	}
+	return true
+}
+
+func TestLowerASCIIWordwise(t *testing.T) {
+	check := func(in []byte) {
+		t.Helper()
+		got, want := append([]byte(nil), in...), append([]byte(nil), in...)
+		okGot, okWant := lowerASCII(got), lowerASCIIBytewise(want)
+		if okGot != okWant || string(got) != string(want) {
+			t.Fatalf("lowerASCII(%q) = %v, %q; a byte at a time %v, %q", in, okGot, got, okWant, want)
+		}
+	}
+	for n := 1; n <= 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := range 256 {
+				b := []byte("AbCdEfGhIjKlMnOpQrSt")[:n]
+				b[pos] = byte(c)
+				check(b)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	edges := []byte{'@', 'A', 'B', 'Y', 'Z', '[', '`', 'a', 'z', '{', 0x7f, 0x80, 0xc1, 0xda, 0xff}
+	for range 100000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = edges[r.IntN(len(edges))]
+		}
+		check(b)
+	}
+}
