@@ -708,6 +708,15 @@ func (e *extractor) labelWord(ws, end int) {
 	// name (invoice.pdf) or a version (2.1.0) it is near the end.
 	for k := end - 1; k > ws; k-- {
 		if l[k] == '.' {
+			if end-ws < e.minWord && !isDigit(l[k+1]) && len(e.marks) == 0 {
+				// Most dotted words of prose (setup.exe, e.g): the TLD
+				// tables say the last label is none, and the word is too
+				// short for a bare word's value, so dottedWord would find
+				// nothing. It is not called to say so.
+				if known, sure := tldByTables(l[k+1 : end]); sure && !known {
+					return
+				}
+			}
 			e.dottedWordAt(ws, end, k+1)
 			return
 		}

@@ -66,24 +66,8 @@ func letterIndex[T string | []byte](t T, n int) (int, bool) {
 }
 
 func isKnownTLD[T string | []byte](t T) bool {
-	if len(t) < 2 || len(t) > 63 {
-		return false
-	}
-	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
-		return true // an A-label we cannot decode without x/net/idna
-	}
-	if !tldTables.Load() {
-		tlds()
-	}
-	if len(t) == 2 {
-		if k, ok := letterIndex(t, 2); ok {
-			return tld2[k]
-		}
-	} else if a, b, c := (t[0]|0x20)-'a', (t[1]|0x20)-'a', (t[2]|0x20)-'a'; a < 26 && b < 26 && c < 26 &&
-		!tldPrefix3[(int(a)*26+int(b))*26+int(c)] {
-		// letterIndex(t, 3) written out: most dotted words in prose end
-		// here (pdf, exe), and a loop of three costs them more than the rest.
-		return false
+	if known, sure := tldByTables(t); sure {
+		return known
 	}
 	known := tlds()
 	var buf [63]byte
@@ -96,6 +80,32 @@ func isKnownTLD[T string | []byte](t T) bool {
 	}
 	_, ok := known[string(buf[:len(t)])]
 	return ok
+}
+
+// tldByTables is isKnownTLD for the names it answers without the map: a
+// length out of range, an A-label, two letters, and three letters or more
+// that no TLD starts with. sure is false for the others.
+func tldByTables[T string | []byte](t T) (known, sure bool) {
+	if len(t) < 2 || len(t) > 63 {
+		return false, true
+	}
+	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
+		return true, true // an A-label we cannot decode without x/net/idna
+	}
+	if !tldTables.Load() {
+		tlds()
+	}
+	if len(t) == 2 {
+		if k, ok := letterIndex(t, 2); ok {
+			return tld2[k], true
+		}
+	} else if a, b, c := (t[0]|0x20)-'a', (t[1]|0x20)-'a', (t[2]|0x20)-'a'; a < 26 && b < 26 && c < 26 &&
+		!tldPrefix3[(int(a)*26+int(b))*26+int(c)] {
+		// letterIndex(t, 3) written out: most dotted words in prose end
+		// here (pdf, exe), and a loop of three costs them more than the rest.
+		return false, true
+	}
+	return false, false
 }
 
 // fileExts are extensions that make a dotted word a file name rather than a
