@@ -378,6 +378,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	}
 	s = from + n
 	t = i + 1
+	var after byte // the hard separator that ends the token; 0 at the line's end
 	for t < len(l) {
 		c := l[t]
 		k := tab[c]
@@ -385,6 +386,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			if c >= utf8.RuneSelf {
 				return e.slowToken(i, from, askDefang)
 			}
+			after = c
 			break
 		}
 		seen |= k
@@ -394,7 +396,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	// calls that look closer are made only then: a call here, on the path
 	// of every token, would have what lives across it saved each time.
 	if askDefang && (seen&sTrigger != 0 || s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' ||
-		t < len(l) && closesDefang(l[t])) && e.defangIn(i, s, t, seen) {
+		closesDefang(after)) && e.defangIn(i, s, t, seen) {
 		return s, t, true, false, false
 	}
 	seen |= first
@@ -405,7 +407,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	// A punct makes the token worth a look unless it is the only one and
 	// ends the token ("report."); the loops do not count them, which would
 	// cost them a register: only a token that ends with one is read again.
-	if seen&sPunct != 0 && (class[l[t-1]]&cPunct == 0 || hasPunct(l[s:t-1])) {
+	if seen&sPunct != 0 && (tab[l[t-1]]&sPunct == 0 || hasPunct(l[s:t-1])) {
 		return s, t, false, true, label
 	}
 	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
