@@ -111,6 +111,11 @@ func isCVE[T string | []byte](s T) bool {
 // ("010") is refused: inet_aton reads it as octal, other software as
 // decimal, so the address it stands for is ambiguous.
 func isIPv4[T string | []byte](s T) bool {
+	// 1.2.3.4 to 255.255.255.255: the version numbers and dotted words of
+	// prose (2.1.0, e.g) are dismissed by their length.
+	if len(s) < 7 || len(s) > 15 {
+		return false
+	}
 	parts, v, digits := 0, 0, 0
 	for i := 0; i <= len(s); i++ {
 		if i == len(s) || s[i] == '.' {
@@ -191,7 +196,12 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 		return 0, 0, false
 	}
 	start := 0
-	for i := 0; i <= len(s); i++ {
+	for i := 0; ; i++ {
+		// The ASCII bytes of a label in a loop of their own: one lookup
+		// a byte.
+		for i < len(s) && class[s[i]]&cLabel != 0 {
+			i++
+		}
 		if i == len(s) || s[i] == '.' {
 			n := i - start
 			if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' {
@@ -200,14 +210,13 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 			labels++
 			last = start
 			start = i + 1
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if class[c]&cLabel == 0 {
-				return 0, 0, false
+			if i == len(s) {
+				return labels, last, true
 			}
 			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			return 0, 0, false
 		}
 		r, size := decodeRune(s[i:])
 		if r == utf8.RuneError || !isLetterRune(r) {
@@ -215,7 +224,6 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 		}
 		i += size - 1
 	}
-	return labels, last, true
 }
 
 func decodeRune[T string | []byte](s T) (rune, int) {
@@ -329,26 +337,27 @@ func splitURL[T string | []byte](s T) (urlParts, bool) {
 		p.scheme = i
 		auth = i + 3
 	}
-	end := auth
-	for end < len(s) && s[end] != '/' && s[end] != '?' && s[end] != '#' {
+	// The authority's end and its last '@' (userinfo) in one pass.
+	end, at := auth, -1
+	for end < len(s) {
+		c := s[end]
+		if c == '/' || c == '?' || c == '#' {
+			break
+		}
+		if c == '@' {
+			at = end
+		}
 		end++
 	}
 	if p.scheme < 0 && (end == len(s) || s[end] != '/') {
 		end = len(s) // without a scheme only a path makes it a URL (or a port, below)
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] == 0x7f {
-			return p, false
-		}
+	if hasSpaceOrControl(s) {
+		return p, false
 	}
 	p.host = auth
-	if p.scheme >= 0 {
-		for i := end - 1; i >= auth; i-- {
-			if s[i] == '@' {
-				p.host = i + 1
-				break
-			}
-		}
+	if p.scheme >= 0 && at >= 0 {
+		p.host = at + 1
 	}
 	h := s[p.host:end]
 	portAt := -1
@@ -485,4 +494,31 @@ func isCIDR[T string | []byte](s T) bool {
 	}
 	_, ok := parseIPv6(a)
 	return ok && bits <= 128
+}
+
+// hasSpaceOrControl tells whether s holds a byte <= ' ' or DEL, eight bytes
+// at a time: splitURL asks it of every URL found, whole.
+func hasSpaceOrControl[T string | []byte](s T) bool {
+	const ones = 0x0101010101010101
+	const high = 0x80 * ones
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8] // one bounds check for the eight bytes
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// A byte under 0x21 borrows in x - 0x21 and has its top bit clear
+		// (a byte from 0x80 on is no match); DEL is a zero byte of x ^ 0x7f.
+		// A borrow can mark a byte above a match, never one where there is
+		// no match at all, so "any" is exact.
+		d := x ^ 0x7f*ones
+		if ((x-0x21*ones)&^x|(d-ones)&^d)&high != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }

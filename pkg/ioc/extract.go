@@ -318,6 +318,9 @@ const (
 	sPunct               // cPunct
 )
 
+// scanTable is &scanClass in a variable, which scanToken loads once.
+var scanTable = &scanClass
+
 var scanClass = func() (t [256]uint8) {
 	for c := range 256 {
 		k := class[c]
@@ -346,11 +349,24 @@ var scanClass = func() (t [256]uint8) {
 // digits, '.', '-' and '_' only (an ASCII token that is worth a look).
 func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
 	l := e.l
-	var seen uint8
-	s = i
-	for s > from {
-		c := l[s-1]
-		k := scanClass[c]
+	// The table through a pointer held in a register: its address, a
+	// constant, would be loaded again for each byte.
+	tab := scanTable
+	_ = tab[0] // one nil check, not one a byte
+	// l[i] is no hard separator (processLine asks). Its trigger bit is
+	// kept apart: processLine has asked about l[i], the defang questions
+	// below are for the other bytes, and in most tokens that hold a
+	// trigger ("(see", the ':' of a URL) it is l[i], the anchor.
+	first := tab[l[i]]
+	if first&sStop != 0 {
+		return e.slowToken(i, from, askDefang) // non-ASCII
+	}
+	seen := first &^ sTrigger
+	before := l[from:i] // indexed from its end: no bounds check in the loop
+	n := len(before)
+	for n > 0 {
+		c := before[n-1]
+		k := tab[c]
 		if k&sStop != 0 {
 			if c >= utf8.RuneSelf {
 				return e.slowToken(i, from, askDefang)
@@ -358,53 +374,63 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 			break
 		}
 		seen |= k
-		s--
+		n--
 	}
-	// l[i] is no stop (processLine asks), so the loop below takes at least
-	// one byte, and butLast ends as what all the token's bytes but its last
-	// are: whether a punct ends the token and is its only one is then a
-	// test of two bytes, not a count kept for each.
-	var butLast uint8
-	t = i
+	s = from + n
+	t = i + 1
+	var after byte // the hard separator that ends the token; 0 at the line's end
 	for t < len(l) {
 		c := l[t]
-		k := scanClass[c]
+		k := tab[c]
 		if k&sStop != 0 {
 			if c >= utf8.RuneSelf {
 				return e.slowToken(i, from, askDefang)
 			}
+			after = c
 			break
 		}
-		butLast = seen
 		seen |= k
 		t++
 	}
-	if askDefang {
-		// A dot only starts a defang after a space (" . "), and inside a
-		// token it has none before it but at its start.
-		// processLine has asked already about l[i].
-		if seen&sTrigger != 0 {
-			for j := s; j < t; j++ {
-				if class[l[j]]&cTrigger != 0 && j != i && e.defangAt(j) {
-					return s, t, true, false, false
-				}
-			}
-		}
-		if s < t && s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
-			return s, t, true, false, false
-		}
-		if e.defangAfter(t) {
-			return s, t, true, false, false
-		}
+	// What may start a defang is told from the bytes at hand, and the
+	// calls that look closer are made only then: a call here, on the path
+	// of every token, would have what lives across it saved each time.
+	if askDefang && (seen&sTrigger != 0 || s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' ||
+		closesDefang(after)) && e.defangIn(i, s, t, seen) {
+		return s, t, true, false, false
 	}
+	seen |= first
 	label = seen&sOther == 0
 	if t-s >= 32 {
 		return s, t, false, true, label
 	}
-	if seen&sPunct != 0 && !(butLast&sPunct == 0 && class[l[t-1]]&cPunct != 0) {
+	// A punct makes the token worth a look unless it is the only one and
+	// ends the token ("report."); the loops do not count them, which would
+	// cost them a register: only a token that ends with one is read again.
+	if seen&sPunct != 0 && (tab[l[t-1]]&sPunct == 0 || hasPunct(l[s:t-1])) {
 		return s, t, false, true, label
 	}
 	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
+}
+
+// defangIn is scanToken's question whether the token l[s:t], which holds
+// l[i], holds a defang or is joined by one to what follows. seen is what
+// its bytes but l[i] are.
+func (e *extractor) defangIn(i, s, t int, seen uint8) bool {
+	l := e.l
+	if seen&sTrigger != 0 {
+		for j := s; j < t; j++ {
+			if class[l[j]]&cTrigger != 0 && j != i && e.defangAt(j) {
+				return true
+			}
+		}
+	}
+	// A dot only starts a defang after a space (" . "), and inside a
+	// token it has none before it but at its start.
+	if s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' && e.defangAt(s) {
+		return true
+	}
+	return t < len(l) && closesDefang(l[t]) && e.defangAfter(t)
 }
 
 func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
@@ -581,11 +607,18 @@ func gluedScheme(w []byte) bool {
 // (AsciiDoc's passthrough, `++http://a.example/x++`), and before trailing
 // sentence punctuation.
 func (e *extractor) urlEnd(start, i, b int) int {
-	l := e.l
+	l := e.l[:b] // j < len(l): no bounds check in the loop
 	paren, brack, open := 0, 0, 0
 	j := i
 scan:
 	for ; j < b; j++ {
+		// Most of a URL's bytes are none of the five: one lookup each.
+		for j < len(l) && !urlEndByte[l[j]] {
+			j++
+		}
+		if j == b {
+			break
+		}
 		switch l[j] {
 		case '(':
 			paren++
@@ -622,6 +655,9 @@ scan:
 	}
 	return j
 }
+
+// urlEndByte marks the bytes urlEnd stops at to look closer.
+var urlEndByte = [256]bool{'(': true, ')': true, '[': true, ']': true, ',': true}
 
 // plusOpened reports whether "++" comes right before l[start]: the value
 // is enclosed like `++x++`, and its closing "++" is no part of it. A '+'
@@ -670,9 +706,20 @@ func (e *extractor) labelWord(ws, end int) {
 	if end <= ws {
 		return
 	}
-	for k := ws; k < end; k++ {
+	// From the end: the last dot is what dottedWord wants, and in a file
+	// name (invoice.pdf) or a version (2.1.0) it is near the end.
+	for k := end - 1; k > ws; k-- {
 		if l[k] == '.' {
-			e.dottedWord(ws, end)
+			if end-ws < e.minWord && !isDigit(l[k+1]) && len(e.marks) == 0 {
+				// Most dotted words of prose (setup.exe, e.g): the TLD
+				// tables say the last label is none, and the word is too
+				// short for a bare word's value, so dottedWord would find
+				// nothing. It is not called to say so.
+				if known, sure := tldByTables(l[k+1 : end]); sure && !known {
+					return
+				}
+			}
+			e.dottedWordAt(ws, end, k+1)
 			return
 		}
 	}
@@ -1079,8 +1126,13 @@ func plausibleIPv6(w []byte) bool {
 // dottedWord: an IPv4 address, a domain, or a file name whose parts may
 // still hold a hash (44d88612fea8a8f36de82e1278abb02f.bin).
 func (e *extractor) dottedWord(ws, end int) {
+	e.dottedWordAt(ws, end, ws+bytes.LastIndexByte(e.l[ws:end], '.')+1)
+}
+
+// dottedWordAt is dottedWord for a caller that has found the word's last
+// dot, l[tld-1].
+func (e *extractor) dottedWordAt(ws, end, tld int) {
 	l := e.l
-	tld := ws + bytes.LastIndexByte(l[ws:end], '.') + 1
 	if isDigit(l[tld]) {
 		if isIPv4(l[ws:end]) {
 			e.ipv4(ws, end)
@@ -1301,11 +1353,45 @@ var ampEntity = []byte("&amp;")
 // lowerASCII lower-cases b in place and reports true when it is all ASCII;
 // otherwise it reports false, and b may be partly lower-cased.
 func lowerASCII(b []byte) bool {
-	for i, c := range b {
+	// Eight bytes at a time while they are ASCII (digests, host names):
+	// 0x20 added to each upper-case letter. A word with a non-ASCII byte
+	// is left to the loop below, which stops at it.
+	const ones = 0x0101010101010101
+	const high = 0x80 * ones
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if x&high != 0 {
+			break
+		}
+		// Bytes under 0x80 carry into no other: the top bit of each is
+		// set after the additions when it is >= 'A', and > 'Z'.
+		upper := (x + (0x80-'A')*ones) &^ (x + (0x80-'Z'-1)*ones) & high
+		binary.LittleEndian.PutUint64(b[i:], x|upper>>2)
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
 		if c >= utf8.RuneSelf {
 			return false
 		}
 		b[i] = lower(c)
 	}
 	return true
+}
+
+// closesDefang tells whether the hard separator c may start a defang that
+// defangAfter looks at: most tokens end at a space, which it need not be
+// called for.
+func closesDefang(c byte) bool {
+	return c == '\\' || c == '{' || c == '}' || c == '<'
+}
+
+// hasPunct tells whether b holds one of . : @ /.
+func hasPunct(b []byte) bool {
+	for _, c := range b {
+		if class[c]&cPunct != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package ioc
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The name tables are built on first use, not at start-up: every run of the
@@ -17,6 +18,10 @@ var (
 	// without hashing.
 	tld2       [26 * 26]bool
 	tldPrefix3 [26 * 26 * 26]bool
+	// tldTables is set once tld2 and tldPrefix3 are filled: a load of
+	// it costs less than a call of tlds(), which isKnownTLD then makes only
+	// for the names the tables do not dismiss.
+	tldTables atomic.Bool
 )
 
 // tlds is the root zone (tlds.go). Free text is full of dotted words that
@@ -37,6 +42,7 @@ func buildTLDs() map[string]struct{} {
 			tldPrefix3[k] = true
 		}
 	}
+	tldTables.Store(true)
 	return m
 }
 
@@ -48,30 +54,22 @@ func letterIndex[T string | []byte](t T, n int) (int, bool) {
 	}
 	k := 0
 	for i := range n {
-		c := lower(t[i])
-		if c < 'a' || c > 'z' {
+		// c|0x20 is a lower-case letter just when c is a letter: one
+		// unsigned comparison, not lower's and two more.
+		d := (t[i] | 0x20) - 'a'
+		if d >= 26 {
 			return 0, false
 		}
-		k = k*26 + int(c-'a')
+		k = k*26 + int(d)
 	}
 	return k, true
 }
 
 func isKnownTLD[T string | []byte](t T) bool {
-	if len(t) < 2 || len(t) > 63 {
-		return false
-	}
-	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
-		return true // an A-label we cannot decode without x/net/idna
+	if known, sure := tldByTables(t); sure {
+		return known
 	}
 	known := tlds()
-	if len(t) == 2 {
-		if k, ok := letterIndex(t, 2); ok {
-			return tld2[k]
-		}
-	} else if k, ok := letterIndex(t, 3); ok && !tldPrefix3[k] {
-		return false
-	}
 	var buf [63]byte
 	for i := 0; i < len(t); i++ {
 		if t[i] >= 0x80 {
@@ -82,6 +80,32 @@ func isKnownTLD[T string | []byte](t T) bool {
 	}
 	_, ok := known[string(buf[:len(t)])]
 	return ok
+}
+
+// tldByTables is isKnownTLD for the names it answers without the map: a
+// length out of range, an A-label, two letters, and three letters or more
+// that no TLD starts with. sure is false for the others.
+func tldByTables[T string | []byte](t T) (known, sure bool) {
+	if len(t) < 2 || len(t) > 63 {
+		return false, true
+	}
+	if len(t) >= 5 && lower(t[0]) == 'x' && lower(t[1]) == 'n' && t[2] == '-' && t[3] == '-' {
+		return true, true // an A-label we cannot decode without x/net/idna
+	}
+	if !tldTables.Load() {
+		tlds()
+	}
+	if len(t) == 2 {
+		if k, ok := letterIndex(t, 2); ok {
+			return tld2[k], true
+		}
+	} else if a, b, c := (t[0]|0x20)-'a', (t[1]|0x20)-'a', (t[2]|0x20)-'a'; a < 26 && b < 26 && c < 26 &&
+		!tldPrefix3[(int(a)*26+int(b))*26+int(c)] {
+		// letterIndex(t, 3) written out: most dotted words in prose end
+		// here (pdf, exe), and a loop of three costs them more than the rest.
+		return false, true
+	}
+	return false, false
 }
 
 // fileExts are extensions that make a dotted word a file name rather than a

@@ -1,0 +1,95 @@
+package ioc
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The word-at-a-time tests below are held to a byte at a time: every byte
+// value at every position of short inputs (the tail loops and each lane of
+// a word), and random inputs for borrows between lanes.
+
+func spaceOrControlBytewise(s []byte) bool {
+	for _, c := range s {
+		if c <= ' ' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+func TestHasSpaceOrControlWordwise(t *testing.T) {
+	for n := 1; n <= 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := range 256 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = 'a'
+				}
+				b[pos] = byte(c)
+				want := spaceOrControlBytewise(b)
+				if got := hasSpaceOrControl(b); got != want {
+					t.Fatalf("hasSpaceOrControl(%q) = %v, want %v", b, got, want)
+				}
+				if got := hasSpaceOrControl(string(b)); got != want {
+					t.Fatalf("hasSpaceOrControl(string %q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	// Bytes near the edges of the set: a borrow from one lane must not
+	// make a match of the next.
+	edges := []byte{0, 1, ' ' - 1, ' ', ' ' + 1, '!', 0x7e, 0x7f, 0x80, 0x81, 0xa0, 0xa1, 0xff, 'a'}
+	for range 200000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = edges[r.IntN(len(edges))]
+			if r.IntN(2) == 0 {
+				b[i] = 0x21 + byte(r.IntN(0x5e)) // printable, not a match
+			}
+		}
+		if got, want := hasSpaceOrControl(b), spaceOrControlBytewise(b); got != want {
+			t.Fatalf("hasSpaceOrControl(%q) = %v, want %v", b, got, want)
+		}
+	}
+}
+
+func lowerASCIIBytewise(b []byte) bool {
+	for i, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+		b[i] = lower(c)
+	}
+	return true
+}
+
+func TestLowerASCIIWordwise(t *testing.T) {
+	check := func(in []byte) {
+		t.Helper()
+		got, want := append([]byte(nil), in...), append([]byte(nil), in...)
+		okGot, okWant := lowerASCII(got), lowerASCIIBytewise(want)
+		if okGot != okWant || string(got) != string(want) {
+			t.Fatalf("lowerASCII(%q) = %v, %q; a byte at a time %v, %q", in, okGot, got, okWant, want)
+		}
+	}
+	for n := 1; n <= 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := range 256 {
+				b := []byte("AbCdEfGhIjKlMnOpQrSt")[:n]
+				b[pos] = byte(c)
+				check(b)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	edges := []byte{'@', 'A', 'B', 'Y', 'Z', '[', '`', 'a', 'z', '{', 0x7f, 0x80, 0xc1, 0xda, 0xff}
+	for range 100000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = edges[r.IntN(len(edges))]
+		}
+		check(b)
+	}
+}
