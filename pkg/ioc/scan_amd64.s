@@ -46,18 +46,28 @@ done:
 	MOVQ AX, ret+24(FP)
 	RET
 
-// func maskVector(p *byte, t *nibbleTable) uint64
+// func maskBlocks(p *byte, n int, t *nibbleTable, out *uint64)
 //
-// The set's bytes among the 64 at p, as a bit mask (bit k for p[k]).
-TEXT ·maskVector(SB), NOSPLIT, $0-24
+// The set's bytes among p[:n] as bit masks, 64 bytes to a word of out
+// (bit k of out[w] for p[64w+k]), by the lookups skipVector makes; the last word
+// holds the last n%64 bytes (bits past n clear). That last load never
+// leaves p's page: it reads the 64 bytes from p[k] when they fit in the
+// page, else the 64 that end at p[n] (which then start in the page).
+TEXT ·maskBlocks(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
-	MOVQ t+8(FP), DX
+	MOVQ n+8(FP), BX
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
 	VBROADCASTI128 (DX), Y6
 	VBROADCASTI128 16(DX), Y7
 	MOVL $0x0f0f0f0f, AX
 	MOVD AX, X5
 	VPBROADCASTD X5, Y5
 	VPXOR Y4, Y4, Y4
+
+loop:
+	CMPQ BX, $64
+	JB   tail
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y2
 	VPSRLW $4, Y0, Y1
@@ -79,6 +89,64 @@ TEXT ·maskVector(SB), NOSPLIT, $0-24
 	SHLQ $32, CX
 	ORQ  CX, AX
 	NOTQ AX
+	MOVQ AX, (DI)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	SUBQ $64, BX
+	JMP  loop
+
+tail:
+	TESTQ BX, BX
+	JZ    done
+	MOVQ  SI, R8
+	ANDQ  $4095, R8
+	CMPQ  R8, $4032
+	JA    fromend
+	MOVQ  SI, R9                   // the 64 bytes from p[k]
+	JMP   load
+
+fromend:
+	LEAQ  -64(SI)(BX*1), R9        // the 64 bytes that end at p[n]
+
+load:
+	VMOVDQU (R9), Y0
+	VMOVDQU 32(R9), Y2
+	VPSRLW $4, Y0, Y1
+	VPSRLW $4, Y2, Y3
+	VPAND Y5, Y0, Y0
+	VPAND Y5, Y1, Y1
+	VPAND Y5, Y2, Y2
+	VPAND Y5, Y3, Y3
+	VPSHUFB Y0, Y6, Y0
+	VPSHUFB Y1, Y7, Y1
+	VPSHUFB Y2, Y6, Y2
+	VPSHUFB Y3, Y7, Y3
+	VPAND Y0, Y1, Y0
+	VPAND Y2, Y3, Y2
+	VPCMPEQB Y4, Y0, Y0
+	VPCMPEQB Y4, Y2, Y2
+	VPMOVMSKB Y0, AX
+	VPMOVMSKB Y2, CX
+	SHLQ $32, CX
+	ORQ  CX, AX
+	NOTQ AX
+	CMPQ  R9, SI
+	JEQ   keep
+	MOVQ  $64, CX                  // from the end: shift p[k] down to bit 0
+	SUBQ  BX, CX
+	SHRQ  CX, AX
+	JMP   store
+
+keep:
+	MOVQ  BX, CX                   // from p[k]: clear the bits past p[n]
+	MOVQ  $-1, R10
+	SHLQ  CX, R10
+	NOTQ  R10
+	ANDQ  R10, AX
+
+store:
+	MOVQ AX, (DI)
+
+done:
 	VZEROUPPER
-	MOVQ AX, ret+16(FP)
 	RET
