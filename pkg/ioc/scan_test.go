@@ -116,6 +116,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(benchText(300))
 	f.Fuzz(func(t *testing.T, l []byte) {
 		checkScans(t, l)
+		checkQuiet(t, l)
 	})
 }
 
