@@ -6,7 +6,8 @@
 //
 // For each block of 32 bytes: the low and the high nibble of every byte
 // index the two halves of t (VPSHUFB), and a byte is in the set when the
-// two entries share a bit.
+// two entries share a bit. Prose runs long between the bytes looked for,
+// so blocks are first taken two at a time, with one test for both.
 TEXT ·skipVector(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), BX
@@ -19,6 +20,32 @@ TEXT ·skipVector(SB), NOSPLIT, $0-32
 	VPBROADCASTD X5, Y5            // 0x0f in every byte
 	VPXOR Y4, Y4, Y4
 	XORQ AX, AX                    // offset of the block
+
+	MOVQ BX, R8
+	ANDQ $~63, R8                  // pairs of blocks first
+
+loop64:
+	CMPQ AX, R8
+	JAE  loop
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y2
+	VPSRLW $4, Y0, Y1
+	VPSRLW $4, Y2, Y3
+	VPAND Y5, Y0, Y0
+	VPAND Y5, Y1, Y1
+	VPAND Y5, Y2, Y2
+	VPAND Y5, Y3, Y3
+	VPSHUFB Y0, Y6, Y0
+	VPSHUFB Y1, Y7, Y1
+	VPSHUFB Y2, Y6, Y2
+	VPSHUFB Y3, Y7, Y3
+	VPAND Y0, Y1, Y0
+	VPAND Y2, Y3, Y2
+	VPOR Y0, Y2, Y1
+	VPTEST Y1, Y1                  // any byte of the 64 in the set?
+	JNZ  loop                      // yes: find it 32 at a time
+	ADDQ $64, AX
+	JMP  loop64
 
 loop:
 	CMPQ AX, BX
