@@ -187,3 +187,67 @@ func (a *anchorScan) refill(i int) int {
 	}
 	return len(a.l)
 }
+
+// spanScan finds the bytes of a set in a text in turn, like anchorScan,
+// for a pass that may start anywhere in a text of any length (the
+// separator pass): it holds the set's bytes among up to spanLen bytes of
+// the text as bit masks, and fills them in again past them. It lives on
+// its caller's stack.
+type spanScan struct {
+	base  int // masks hold text[base:base+n], bit k of masks[w] for text[base+64w+k]
+	n     int // 0: nothing is held
+	masks [spanLen / 64]uint64
+}
+
+const spanLen = 512
+
+// held is the first byte of the set at or after i when the word holding
+// text[i] has one; small enough to be inlined.
+func (m *spanScan) held(i int) (int, bool) {
+	if k := uint(i - m.base); k < uint(m.n) {
+		if w := m.masks[k>>6%(spanLen/64)] >> (k & 63); w != 0 {
+			return i + bits.TrailingZeros64(w), true
+		}
+	}
+	return 0, false
+}
+
+// next is the first byte of t's set at or after i in text[:n], or n, when
+// held has found none (p points to text[0]): the words held after the one
+// holding text[i], then the masks filled in again for the bytes after.
+// Only called when vectorScan is true.
+func (m *spanScan) next(p unsafe.Pointer, n, i int, t *nibbleTable) int {
+	if k := uint(i - m.base); k < uint(m.n) {
+		for w := k>>6 + 1; w < uint(m.n+63)>>6; w++ {
+			if x := m.masks[w%(spanLen/64)]; x != 0 {
+				return m.base + int(w<<6) + bits.TrailingZeros64(x)
+			}
+		}
+		i = m.base + m.n
+	}
+	for i < n {
+		c := min(n-i, spanLen)
+		maskBlocks((*byte)(unsafe.Add(p, i)), c, t, &m.masks[0])
+		m.base, m.n = i, c
+		for w, x := range m.masks[:(c+63)>>6] {
+			if x != 0 {
+				return i + w<<6 + bits.TrailingZeros64(x)
+			}
+		}
+		i += c
+	}
+	return n
+}
+
+// nextSepStartIn is nextSepStart(s, i) with the masks of m, when m.held(i)
+// has found none, for i at or past the previous call's on s.
+func nextSepStartIn[T string | []byte](m *spanScan, s T, i int) int {
+	if !vectorScan {
+		return nextSepStartSWAR(s, i)
+	}
+	if i >= len(s) {
+		return len(s)
+	}
+	p := unsafe.StringData(*(*string)(unsafe.Pointer(&s)))
+	return m.next(unsafe.Pointer(p), len(s), i, &sepStartNibbles)
+}
