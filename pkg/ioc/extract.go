@@ -164,10 +164,12 @@ func (e *extractor) processLine(raw []byte) {
 		if i >= n {
 			break
 		}
-		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
+		if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-start < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, start, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
 			// A word that ends a sentence ("report."): its token is the
 			// dot and the letters before it, short, with no digit, defang
-			// or other punctuation, so it is no candidate.
+			// or other punctuation, so it is no candidate. When the anchor
+			// before is far, the word's start is looked for, and what
+			// follows must start no defang (defangAfter).
 			i++
 			done = i
 			continue

@@ -76,8 +76,20 @@ func (e *extractor) quietToken(i, done int) (t int, ok bool) {
 	for t < n && plainByte[l[t]] {
 		t++
 	}
-	if t-done >= 32 || t < n && !quietEnd[l[t]] {
+	if t < n && !quietEnd[l[t]] || t-wordStart(l, done, i) >= 32 {
 		return 0, false
 	}
 	return t, true
+}
+
+// wordStart returns where the token ending at l[i] starts, for a token of
+// l[done:i], which holds no anchor (so no non-ASCII byte): after the last
+// hard byte, or at done. It looks back 32 bytes at most, as far as a caller
+// needs to tell a token shorter than a hash.
+func wordStart(l []byte, done, i int) int {
+	s := i
+	for s > done && i-s < 32 && class[l[s-1]]&cHard == 0 {
+		s--
+	}
+	return s
 }

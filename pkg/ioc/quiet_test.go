@@ -49,6 +49,8 @@ func TestQuietToken(t *testing.T) {
 		"x-y\\.com (see\\ (see< (see{ appendix)} appendix)< a-b\\/c (zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
 		"user (a t) example.com", "x (d o t) y", "host(a t)example(dot)com", "(see)", "(", ")", "-", "a)", "(b", "(é", "(see é", "a-", "-a", "(!#$%&*+,;=?_~ x",
 		"evil(.)example (dot)com x(see)(.)y a(b) a)(b", "abcdefghijklmnopqrstuvwxyzabcd-e f",
+		"far from the last anchor: appendix) xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx) xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx)",
+		"far from the last anchor: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-y xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-y appendix)\\/x",
 	} {
 		checkQuiet(t, []byte(l))
 	}
