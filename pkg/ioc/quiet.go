@@ -68,7 +68,7 @@ func (e *extractor) quietToken(i, done int) (t int, ok bool) {
 			return 0, false
 		}
 	case ')':
-		if bracketDot(l, i+1) {
+		if i+3 < n && isBracket(l[i+2]) && bracketDot(l, i+1) { // "x).(y": a byte between brackets
 			return 0, false
 		}
 	}
@@ -76,7 +76,7 @@ func (e *extractor) quietToken(i, done int) (t int, ok bool) {
 	for t < n && plainByte[l[t]] {
 		t++
 	}
-	if t < n && !quietEnd[l[t]] || t-wordStart(l, done, i) >= 32 {
+	if t < n && !quietEnd[l[t]] || t-done >= 32 && t-wordStart(l, done, i) >= 32 {
 		return 0, false
 	}
 	return t, true
