@@ -164,15 +164,23 @@ func (e *extractor) processLine(raw []byte) {
 		if i >= n {
 			break
 		}
-		if l[i] == '.' && i-start < 31 && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
+		if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-start < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, start, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
 			// A word that ends a sentence ("report."): its token is the
 			// dot and the letters before it, short, with no digit, defang
-			// or other punctuation, so it is no candidate.
+			// or other punctuation, so it is no candidate. When the anchor
+			// before is far, the word's start is looked for, and what
+			// follows must start no defang (defangAfter).
 			i++
 			done = i
 			continue
 		}
-		if !refanged && e.defangAt(i) {
+		if quietAnchor[l[i]] {
+			if t, ok := e.quietToken(i, done); ok {
+				i, done = t, t
+				continue
+			}
+		}
+		if !refanged && mayDefangAt(l, i) && e.defangCase(i) {
 			l, n, refanged = e.refang(raw, done), len(e.l), true
 			i, done = e.resume, e.resume
 			e.anchors.reset(l)
@@ -245,6 +253,18 @@ func commonPrefix(a, b []byte) int {
 // defangAt tells whether l[i] starts something refang would rewrite; it
 // asks the same questions as the refang passes.
 func (e *extractor) defangAt(i int) bool {
+	return mayDefangAt(e.l, i) && e.defangCase(i)
+}
+
+// mayDefangAt is false for the bytes defangAt answers false for at once:
+// those no defang starts with, and the dots that follow neither a space nor
+// a bracket (most dots). processLine asks it inline, before a call.
+func mayDefangAt(l []byte, i int) bool {
+	return defangLead[l[i]] && (l[i] != '.' || i > 0 && dotOpener[l[i-1]])
+}
+
+// defangCase is defangAt for a byte defangLead marks.
+func (e *extractor) defangCase(i int) bool {
 	l := e.l
 	n := len(l)
 	switch c := l[i]; c {
@@ -295,10 +315,15 @@ func (e *extractor) defangAt(i int) bool {
 // https://host\/x, 1<.>1): the token must then be read refanged, not as
 // the piece before the separator.
 func (e *extractor) defangAfter(t int) bool {
-	l := e.l
-	if t >= len(l) {
-		return false
+	if l := e.l; t < len(l) && afterLead[l[t]] {
+		return e.defangAfterCase(t)
 	}
+	return false // most tokens end at a space: answered inline
+}
+
+// defangAfterCase is defangAfter for a byte afterLead marks.
+func (e *extractor) defangAfterCase(t int) bool {
+	l := e.l
 	switch l[t] {
 	case '\\', '{', '}':
 		return e.defangAt(t)

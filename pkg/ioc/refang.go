@@ -189,12 +189,17 @@ func (w *writer[T]) finish() ([]byte, bool) {
 func separatorPass[T string | []byte](s T, start int, dst []byte, marks *[]int) ([]byte, bool) {
 	w := writer[T]{src: s, dst: dst, marks: marks}
 	n := len(s)
+	var scan spanScan
 	for i := start; i < n; i++ {
 		// Spaces are everywhere in prose, so " . " is looked for from its
 		// dot: the space before it is looked at here unless an earlier
 		// rewrite consumed it (i is then past it).
 		from := i
-		i = nextSepStart(s, i)
+		if j, ok := scan.held(i); ok {
+			i = j // most separator starts are a few bytes apart: no call
+		} else {
+			i = nextSepStartIn(&scan, s, i)
+		}
 		if i >= n {
 			break
 		}

@@ -130,24 +130,33 @@ func nextSepStart[T string | []byte](s T, i int) int {
 	return nextSepStartSWAR(s, i)
 }
 
-// anchorScan finds the anchors of one line in turn, for processLine: it
-// holds the anchors among 64 bytes of the line as a bit mask, so that the
-// next anchor after one just found (they are a few bytes apart in prose:
-// "e.g.", "2.1.0", "(see") is a shift and a count away, not a call.
+// anchorScan finds the anchors of one line in turn, for processLine. It
+// holds the anchors of the whole line as bit masks, filled in by one call
+// of the vector code when the line starts: processLine asks for the next
+// anchor every few bytes (they are a few bytes apart in prose: "e.g.",
+// "2.1.0", "(see"), and most asks are then a shift and a count away, not
+// a call.
 type anchorScan struct {
-	l    []byte
-	base int // mask holds l[base:end]'s anchors, bit k for l[base+k]
-	end  int // 0: no mask is held
-	mask uint64
-	pad  [64]byte // a line shorter than 64 bytes, padded with NULs (no anchor)
+	l     []byte
+	masks []uint64 // bit k of masks[w] for l[64w+k]; the last word's bits past the line clear
 }
 
 // reset starts on line l.
 func (a *anchorScan) reset(l []byte) {
-	a.l, a.base, a.end, a.mask = l, 0, 0, 0
+	a.l = l
+	if !vectorScan || len(l) == 0 {
+		a.masks = a.masks[:0]
+		return
+	}
+	if w := (len(l) + 63) >> 6; w <= cap(a.masks) {
+		a.masks = a.masks[:w]
+	} else {
+		a.masks = make([]uint64, w, w+w/4)
+	}
+	maskBlocks(&l[0], len(l), &anchorNibbles, &a.masks[0])
 }
 
-// next is nextAnchor(a.l, i), for i at or past the previous call's.
+// next is nextAnchor(a.l, i).
 func (a *anchorScan) next(i int) int {
 	if j, ok := a.held(i); ok {
 		return j
@@ -155,44 +164,90 @@ func (a *anchorScan) next(i int) int {
 	return a.refill(i)
 }
 
-// held is next when the mask held has an anchor at or after i; small
-// enough to be inlined into processLine, where most anchors are found so,
-// without a call.
+// held is next when the word holding l[i] has an anchor at or after it;
+// small enough to be inlined into processLine.
 func (a *anchorScan) held(i int) (int, bool) {
-	// No bit is set past the end of the line, nor at all after reset.
-	if k := uint(i - a.base); k < 64 {
-		if m := a.mask >> k; m != 0 {
+	if w := uint(i) >> 6; w < uint(len(a.masks)) {
+		if m := a.masks[w] >> (uint(i) & 63); m != 0 {
 			return i + bits.TrailingZeros64(m), true
 		}
 	}
 	return 0, false
 }
 
-// refill is next past the mask held (or with none): it classifies the next
-// 64 bytes until one holds an anchor or the line ends.
+// refill is next past the word held: the words after it.
 func (a *anchorScan) refill(i int) int {
-	l := a.l
 	if !vectorScan {
-		return nextAnchorSWAR(l, i)
+		return nextAnchorSWAR(a.l, i)
 	}
-	if i >= a.base {
-		i = max(i, a.end) // the mask held has no anchor at or after i
-	}
-	for i < len(l) {
-		// The 64 bytes from i, or the line's last 64 (from before i), or
-		// a short line copied out to 64 bytes: the mask never reads past
-		// the line.
-		if len(l) < 64 {
-			clear(a.pad[copy(a.pad[:], l):])
-			a.mask, a.base, a.end = maskVector(&a.pad[0], &anchorNibbles), 0, len(l)
-		} else {
-			base := min(i, len(l)-64)
-			a.mask, a.base, a.end = maskVector(&l[base], &anchorNibbles), base, base+64
+	for w := i>>6 + 1; w < len(a.masks); w++ {
+		if m := a.masks[w]; m != 0 {
+			return w<<6 + bits.TrailingZeros64(m)
 		}
-		if m := a.mask >> uint(i-a.base); m != 0 {
-			return i + bits.TrailingZeros64(m)
-		}
-		i = a.end
 	}
-	return len(l)
+	return len(a.l)
+}
+
+// spanScan finds the bytes of a set in a text in turn, like anchorScan,
+// for a pass that may start anywhere in a text of any length (the
+// separator pass): it holds the set's bytes among up to spanLen bytes of
+// the text as bit masks, and fills them in again past them. It lives on
+// its caller's stack.
+type spanScan struct {
+	base  int // masks hold text[base:base+n], bit k of masks[w] for text[base+64w+k]
+	n     int // 0: nothing is held
+	masks [spanLen / 64]uint64
+}
+
+const spanLen = 512
+
+// held is the first byte of the set at or after i when the word holding
+// text[i] has one; small enough to be inlined.
+func (m *spanScan) held(i int) (int, bool) {
+	if k := uint(i - m.base); k < uint(m.n) {
+		if w := m.masks[k>>6%(spanLen/64)] >> (k & 63); w != 0 {
+			return i + bits.TrailingZeros64(w), true
+		}
+	}
+	return 0, false
+}
+
+// next is the first byte of t's set at or after i in text[:n], or n, when
+// held has found none (p points to text[0]): the words held after the one
+// holding text[i], then the masks filled in again for the bytes after.
+// Only called when vectorScan is true.
+func (m *spanScan) next(p unsafe.Pointer, n, i int, t *nibbleTable) int {
+	if k := uint(i - m.base); k < uint(m.n) {
+		for w := k>>6 + 1; w < uint(m.n+63)>>6; w++ {
+			if x := m.masks[w%(spanLen/64)]; x != 0 {
+				return m.base + int(w<<6) + bits.TrailingZeros64(x)
+			}
+		}
+		i = m.base + m.n
+	}
+	for i < n {
+		c := min(n-i, spanLen)
+		maskBlocks((*byte)(unsafe.Add(p, i)), c, t, &m.masks[0])
+		m.base, m.n = i, c
+		for w, x := range m.masks[:(c+63)>>6] {
+			if x != 0 {
+				return i + w<<6 + bits.TrailingZeros64(x)
+			}
+		}
+		i += c
+	}
+	return n
+}
+
+// nextSepStartIn is nextSepStart(s, i) with the masks of m, when m.held(i)
+// has found none, for i at or past the previous call's on s.
+func nextSepStartIn[T string | []byte](m *spanScan, s T, i int) int {
+	if !vectorScan {
+		return nextSepStartSWAR(s, i)
+	}
+	if i >= len(s) {
+		return len(s)
+	}
+	p := unsafe.StringData(*(*string)(unsafe.Pointer(&s)))
+	return m.next(unsafe.Pointer(p), len(s), i, &sepStartNibbles)
 }

@@ -4,7 +4,7 @@ package ioc
 
 import "golang.org/x/sys/cpu"
 
-// vectorScan tells whether skipVector and maskVector may be called: they
+// vectorScan tells whether skipVector and maskBlocks may be called: they
 // need AVX2.
 var vectorScan = cpu.X86.HasAVX2
 
@@ -15,8 +15,9 @@ var vectorScan = cpu.X86.HasAVX2
 //go:noescape
 func skipVector(p *byte, n int, t *nibbleTable) int
 
-// maskVector returns the bytes in t's set among the 64 at p, bit k for
-// p[k].
+// maskBlocks writes the bytes in t's set among p[:n], 64 to a word of
+// out, bit k of out[w] for p[64w+k]; out must have room for (n+63)/64
+// words, and the last one's bits past n are clear. n must be at least 1.
 //
 //go:noescape
-func maskVector(p *byte, t *nibbleTable) uint64
+func maskBlocks(p *byte, n int, t *nibbleTable, out *uint64)

@@ -2,23 +2,72 @@
 
 #include "textflag.h"
 
+// TABLES loads the nibble tables at t: lo into Y6 and hi into Y7 (in both
+// lanes), 0x0f in every byte of Y5, zero in Y4. It uses AX.
+#define TABLES(t) \
+	VBROADCASTI128 (t), Y6; \
+	VBROADCASTI128 16(t), Y7; \
+	MOVL $0x0f0f0f0f, AX; \
+	MOVD AX, X5; \
+	VPBROADCASTD X5, Y5; \
+	VPXOR Y4, Y4, Y4
+
+// LOOKUP64 looks up the 64 bytes at lo and hi (32 each) in the nibble
+// tables: Y0 and Y2 end non-zero at the bytes in the set. It needs TABLES.
+#define LOOKUP64(lo, hi) \
+	VMOVDQU lo, Y0; \
+	VMOVDQU hi, Y2; \
+	VPSRLW $4, Y0, Y1; \
+	VPSRLW $4, Y2, Y3; \
+	VPAND Y5, Y0, Y0; \
+	VPAND Y5, Y1, Y1; \
+	VPAND Y5, Y2, Y2; \
+	VPAND Y5, Y3, Y3; \
+	VPSHUFB Y0, Y6, Y0; \
+	VPSHUFB Y1, Y7, Y1; \
+	VPSHUFB Y2, Y6, Y2; \
+	VPSHUFB Y3, Y7, Y3; \
+	VPAND Y0, Y1, Y0; \
+	VPAND Y2, Y3, Y2
+
+// MASK64 is LOOKUP64 as a bit mask in AX, bit k for the k-th byte; Y4
+// must be zero.
+#define MASK64(lo, hi) \
+	LOOKUP64(lo, hi); \
+	VPCMPEQB Y4, Y0, Y0; \
+	VPCMPEQB Y4, Y2, Y2; \
+	VPMOVMSKB Y0, AX; \
+	VPMOVMSKB Y2, CX; \
+	SHLQ $32, CX; \
+	ORQ  CX, AX; \
+	NOTQ AX
+
 // func skipVector(p *byte, n int, t *nibbleTable) int
 //
 // For each block of 32 bytes: the low and the high nibble of every byte
 // index the two halves of t (VPSHUFB), and a byte is in the set when the
-// two entries share a bit.
+// two entries share a bit. Prose runs long between the bytes looked for,
+// so blocks are first taken two at a time, with one test for both.
 TEXT ·skipVector(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), BX
 	MOVQ t+16(FP), DX
 	ANDQ $~31, BX                  // whole blocks only
-	VBROADCASTI128 (DX), Y6        // lo table, in both lanes
-	VBROADCASTI128 16(DX), Y7      // hi table
-	MOVL $0x0f0f0f0f, AX
-	MOVD AX, X5
-	VPBROADCASTD X5, Y5            // 0x0f in every byte
-	VPXOR Y4, Y4, Y4
+	TABLES(DX)
 	XORQ AX, AX                    // offset of the block
+
+	MOVQ BX, R8
+	ANDQ $~63, R8                  // pairs of blocks first
+
+loop64:
+	CMPQ AX, R8
+	JAE  loop
+	LOOKUP64((SI)(AX*1), 32(SI)(AX*1))
+	VPOR Y0, Y2, Y1
+	VPTEST Y1, Y1                  // any byte of the 64 in the set?
+	JNZ  loop                      // yes: find it 32 at a time
+	ADDQ $64, AX
+	JMP  loop64
 
 loop:
 	CMPQ AX, BX
@@ -46,39 +95,62 @@ done:
 	MOVQ AX, ret+24(FP)
 	RET
 
-// func maskVector(p *byte, t *nibbleTable) uint64
+// func maskBlocks(p *byte, n int, t *nibbleTable, out *uint64)
 //
-// The set's bytes among the 64 at p, as a bit mask (bit k for p[k]).
-TEXT ·maskVector(SB), NOSPLIT, $0-24
+// The set's bytes among p[:n] as bit masks, 64 bytes to a word of out
+// (bit k of out[w] for p[64w+k]), by the lookups skipVector makes; the last word
+// holds the last n%64 bytes (bits past n clear). That last load never
+// leaves p's page: it reads the 64 bytes from p[k] when they fit in the
+// page, else the 64 that end at p[n] (which then start in the page).
+TEXT ·maskBlocks(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
-	MOVQ t+8(FP), DX
-	VBROADCASTI128 (DX), Y6
-	VBROADCASTI128 16(DX), Y7
-	MOVL $0x0f0f0f0f, AX
-	MOVD AX, X5
-	VPBROADCASTD X5, Y5
-	VPXOR Y4, Y4, Y4
-	VMOVDQU (SI), Y0
-	VMOVDQU 32(SI), Y2
-	VPSRLW $4, Y0, Y1
-	VPSRLW $4, Y2, Y3
-	VPAND Y5, Y0, Y0
-	VPAND Y5, Y1, Y1
-	VPAND Y5, Y2, Y2
-	VPAND Y5, Y3, Y3
-	VPSHUFB Y0, Y6, Y0
-	VPSHUFB Y1, Y7, Y1
-	VPSHUFB Y2, Y6, Y2
-	VPSHUFB Y3, Y7, Y3
-	VPAND Y0, Y1, Y0
-	VPAND Y2, Y3, Y2
-	VPCMPEQB Y4, Y0, Y0
-	VPCMPEQB Y4, Y2, Y2
-	VPMOVMSKB Y0, AX
-	VPMOVMSKB Y2, CX
-	SHLQ $32, CX
-	ORQ  CX, AX
-	NOTQ AX
+	MOVQ n+8(FP), BX
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	TABLES(DX)
+
+loop:
+	CMPQ BX, $64
+	JB   tail
+	MASK64((SI), 32(SI))
+	MOVQ AX, (DI)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	SUBQ $64, BX
+	JMP  loop
+
+tail:
+	TESTQ BX, BX
+	JZ    done
+	MOVQ  SI, R8
+	ANDQ  $4095, R8
+	CMPQ  R8, $4032
+	JA    fromend
+	MOVQ  SI, R9                   // the 64 bytes from p[k]
+	JMP   load
+
+fromend:
+	LEAQ  -64(SI)(BX*1), R9        // the 64 bytes that end at p[n]
+
+load:
+	MASK64((R9), 32(R9))
+	CMPQ  R9, SI
+	JEQ   keep
+	MOVQ  $64, CX                  // from the end: shift p[k] down to bit 0
+	SUBQ  BX, CX
+	SHRQ  CX, AX
+	JMP   store
+
+keep:
+	MOVQ  BX, CX                   // from p[k]: clear the bits past p[n]
+	MOVQ  $-1, R10
+	SHLQ  CX, R10
+	NOTQ  R10
+	ANDQ  R10, AX
+
+store:
+	MOVQ AX, (DI)
+
+done:
 	VZEROUPPER
-	MOVQ AX, ret+16(FP)
 	RET

@@ -8,4 +8,4 @@ const vectorScan = false
 
 func skipVector(*byte, int, *nibbleTable) int { panic("ioc: no vector scan") }
 
-func maskVector(*byte, *nibbleTable) uint64 { panic("ioc: no vector scan") }
+func maskBlocks(*byte, int, *nibbleTable, *uint64) { panic("ioc: no vector scan") }

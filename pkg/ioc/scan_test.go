@@ -54,6 +54,9 @@ func checkScans(t *testing.T, l []byte) {
 		}
 		if s.name == "anchor" {
 			checkAnchorScan(t, l)
+		} else {
+			checkSpanScan(t, l)
+			checkSpanScan(t, string(l))
 		}
 		if inv, ctl := blockFlags(l); inv != hasInvisible(l) || ctl != hasControls(l) {
 			t.Fatalf("blockFlags(%q) = %v, %v; want %v, %v", l, inv, ctl, hasInvisible(l), hasControls(l))
@@ -88,6 +91,34 @@ func checkAnchorScan(t *testing.T, l []byte) {
 	}
 }
 
+// checkSpanScan walks s with a spanScan as separatorPass does, one byte
+// at a time and from one separator start to the next, from a few starts.
+func checkSpanScan[T string | []byte](t *testing.T, s T) {
+	t.Helper()
+	next := func(m *spanScan, i int) int {
+		if j, ok := m.held(i); ok {
+			return j
+		}
+		return nextSepStartIn(m, s, i)
+	}
+	for _, start := range []int{0, 1, 63, 64, 513} {
+		var m spanScan
+		for i := start; i <= len(s); i++ {
+			if got, want := next(&m, i), nextSepStartSWAR(s, i); got != want {
+				t.Fatalf("spanScan from %d: next(%d) on %q = %d, want %d", start, i, s, got, want)
+			}
+		}
+		m = spanScan{}
+		for i := start; i < len(s); i++ {
+			got, want := next(&m, i), nextSepStartSWAR(s, i)
+			if got != want {
+				t.Fatalf("spanScan from %d, start to start: next(%d) on %q = %d, want %d", start, i, s, got, want)
+			}
+			i = got
+		}
+	}
+}
+
 // TestScansEveryByte puts each byte value at each place of a 100-byte run
 // of prose (before, inside and after whole 32-byte blocks, and across
 // their edges).
@@ -116,6 +147,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(benchText(300))
 	f.Fuzz(func(t *testing.T, l []byte) {
 		checkScans(t, l)
+		checkQuiet(t, l)
 	})
 }
 
