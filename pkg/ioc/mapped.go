@@ -32,7 +32,16 @@ type textSource struct {
 	// lineEnd: read the text as if a '\n' followed it, which changes
 	// what is found only when its last line is long enough to be cut.
 	lineEnd bool
+	// release, if set, is told how much of the text has been searched and
+	// merged, every releaseStep bytes or so (releaser).
+	release  func(n int)
+	released int
 }
+
+// releaseStep is how much searched text a mapped file gives back at a
+// time: a call costs a system call and the other cores' address caches,
+// and memory holds at most this much more of the file.
+const releaseStep = 4 << 20
 
 func (s *textSource) run(get func() *block, put func(*block) bool) {
 	for s.pos < len(s.text) {
@@ -55,7 +64,7 @@ func (s *textSource) run(get func() *block, put func(*block) bool) {
 			if i := bytes.LastIndexByte(s.text[s.pos:end], '\n'); i >= 0 {
 				end = s.pos + i + 1
 			} else {
-				b.buf, b.piece, b.ended = s.text[s.pos:end:end], false, true
+				b.buf, b.piece, b.ended, b.end = s.text[s.pos:end:end], false, true, end
 				s.pos = end
 				put(b)
 				return
@@ -63,7 +72,7 @@ func (s *textSource) run(get func() *block, put func(*block) bool) {
 		}
 		// The capacity ends with the block: nothing appended to it could
 		// write into the text.
-		b.buf, b.piece = s.text[s.pos:end:end], false
+		b.buf, b.piece, b.ended, b.end = s.text[s.pos:end:end], false, false, end
 		s.pos = end
 		if !put(b) {
 			return
@@ -74,6 +83,13 @@ func (s *textSource) run(get func() *block, put func(*block) bool) {
 func (s *textSource) error() error { return nil }
 
 func (s *textSource) memory() []byte { return s.text }
+
+func (s *textSource) merged(b *block) {
+	if s.release != nil && (b.end-s.released >= releaseStep || b.end == len(s.text)) {
+		s.release(b.end)
+		s.released = b.end
+	}
+}
 
 // guard runs f and returns ErrTextGone if f faults reading text instead
 // of letting the fault end the program: the one way reading a mapped file

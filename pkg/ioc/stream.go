@@ -53,7 +53,11 @@ type ExtractOptions struct {
 // searched where its text lies, as ExtractText does.
 func Extract(r io.Reader, opts ExtractOptions, fn func(Indicator) error) error {
 	if l, ok := r.(Lines); ok {
-		return ExtractText(l.Lines(), opts, fn)
+		src := &textSource{text: l.Lines(), size: blockSize, lineEnd: true}
+		if rel, ok := r.(releaser); ok {
+			src.release = rel.Release
+		}
+		return extractFrom(src, opts, runtime.GOMAXPROCS(0), fn)
 	}
 	return extract(r, opts, runtime.GOMAXPROCS(0), blockSize, fn)
 }
@@ -65,6 +69,14 @@ func Extract(r io.Reader, opts ExtractOptions, fn func(Indicator) error) error {
 type Lines interface {
 	io.Reader
 	Lines() []byte
+}
+
+// releaser is a Lines whose text can be given back as it is searched:
+// Release(n) says that Extract is done with Lines()[:n] (a mapped file
+// can take those pages out of the process's memory). Extract calls it
+// with n growing, a few MB at a time.
+type releaser interface {
+	Release(n int)
 }
 
 // extract is Extract with the input read in blocks of size bytes, searched
@@ -86,6 +98,8 @@ type blocks interface {
 	// memory is the text in memory the blocks are slices of (a file
 	// mapped into memory, which can fault), or nil.
 	memory() []byte
+	// merged is told of each block once it is merged, in order.
+	merged(*block)
 }
 
 // extractFrom searches src's blocks with that many workers and reports
@@ -100,6 +114,7 @@ func extractFrom(src blocks, opts ExtractOptions, workers int, fn func(Indicator
 			src.run(func() *block { return b }, func(b *block) bool {
 				e.processBlock(b)
 				m.merge(e)
+				src.merged(b)
 				return m.err == nil
 			})
 		})
@@ -172,6 +187,7 @@ func extractParallel(src blocks, types []Type, workers int, m *merger) error {
 			} else {
 				e.found, e.vals, e.hashes = b.found, b.vals, b.hashes
 				m.merge(&e)
+				src.merged(b)
 			}
 			if m.err != nil {
 				stopped = true
@@ -199,6 +215,7 @@ type block struct {
 	// ended: buf is the last line of a text in memory, without its '\n',
 	// to be processed as if it had one (textSource).
 	ended bool
+	end   int // textSource: where buf ends in the text
 
 	found  []candidate
 	vals   []byte
@@ -354,6 +371,8 @@ func (s *source) run(get func() *block, put func(*block) bool) {
 func (s *source) error() error { return s.err }
 
 func (s *source) memory() []byte { return nil }
+
+func (s *source) merged(*block) {}
 
 // fill reads into b until it holds s.size bytes more than it started
 // with, the input ends, or a read comes back short (a pipe or a terminal

@@ -1,5 +1,7 @@
-//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+//go:build !linux
 
 package mapfile
 
 func advise([]byte) {}
+
+func release([]byte) {}

@@ -27,3 +27,15 @@ func Map(f *os.File) ([]byte, func() error, error) {
 	}
 	return mmap(f, int(st.Size()))
 }
+
+// Release gives back the pages of data[:n], data a mapping Map returned,
+// that lie wholly within it: they leave the process's memory (they stay
+// in the page cache, and reading them again maps them again), so that
+// searching a file of gigabytes does not count them all as the process's
+// own. Where it cannot be done it does nothing.
+func Release(data []byte, n int) {
+	n -= n % os.Getpagesize()
+	if n > 0 {
+		release(data[:n])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/ioc"
@@ -96,4 +97,48 @@ func TestFileCutShortWhileMapped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Release takes the pages out of the process's memory, and what is read
+// of them again is the file still.
+func TestReleaseGivesPagesBack(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Release does nothing here")
+	}
+	want := bytes.Repeat([]byte("192.0.2.1 evil.example.com\n"), (16<<20)/27)
+	data, unmap := mapOrSkip(t, writeFile(t, want))
+	defer unmap()
+	sum := 0
+	for i := 0; i < len(data); i += 4096 {
+		sum += int(data[i])
+	}
+	before := rssFile(t)
+	Release(data, len(data)-1000) // the last, partial page is kept
+	after := rssFile(t)
+	if before-after < 12<<20 {
+		t.Errorf("file pages in memory: %d KiB before Release, %d KiB after; want 12 MiB fewer", before>>10, after>>10)
+	}
+	if !bytes.Equal(data, want) {
+		t.Error("the mapping reads otherwise once released")
+	}
+	if sum == 0 {
+		t.Error("the file's bytes read as zeros")
+	}
+}
+
+// rssFile is how much of mapped files is in the process's memory.
+func rssFile(t *testing.T) int {
+	t.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		var kb int
+		if _, err := fmt.Sscanf(line, "RssFile: %d kB", &kb); err == nil {
+			return kb << 10
+		}
+	}
+	t.Skip("no RssFile in /proc/self/status")
+	return 0
 }

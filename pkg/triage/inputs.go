@@ -62,7 +62,8 @@ func openInputs(stdin io.Reader, names []string, f Format, warn func(string), op
 // reads as OpenInputs reads a file, its text and a line end, and
 // ioc.Extract searches its Lines where they lie.
 type mappedText struct {
-	text  []byte // the file, without a UTF-8 byte order mark
+	data  []byte // the mapping
+	text  []byte // data without a UTF-8 byte order mark
 	unmap func() error
 	r     io.Reader
 }
@@ -88,10 +89,14 @@ func mapText(fh *os.File, name string, f Format, minMapped int64) *mappedText {
 		unmap()
 		return nil
 	}
-	return &mappedText{text: text, unmap: unmap, r: io.MultiReader(bytes.NewReader(text), strings.NewReader("\n"))}
+	return &mappedText{data: data, text: text, unmap: unmap, r: io.MultiReader(bytes.NewReader(text), strings.NewReader("\n"))}
 }
 
 func (m *mappedText) Read(p []byte) (int, error) { return m.r.Read(p) }
 
 // Lines is the text, without the line end Read gives after it.
 func (m *mappedText) Lines() []byte { return m.text }
+
+// Release gives back the pages of the text before n, which Extract has
+// searched.
+func (m *mappedText) Release(n int) { mapfile.Release(m.data, len(m.data)-len(m.text)+n) }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -134,6 +135,7 @@ func run(opts *Options) error {
 		return err
 	}
 	defer closeAll()
+	cmdutil.ExtractGC(os.Getenv)
 	out := newDelayedWriter(opts.IO.Out)
 	lo := cmdutil.ListOptions(opts.IO, format)
 	lo.Out = out
