@@ -33,9 +33,10 @@ const blockSize = 256 << 10
 // for a block that holds a long line) plus the set of values already seen. types filters what is reported (nil or empty = all); the
 // filter applies after classification, so an email address is still not
 // reported as a domain when only domains are asked for. An error from fn
-// stops the reading and is returned as is. fn is called on the caller's
-// goroutine; the text is read and searched on others, a block at a time,
-// when more than one CPU is available.
+// stops the reading and is returned as is. The text is read on the
+// caller's goroutine and, when more than one CPU is available, searched a
+// block at a time on others; fn is called by one goroutine at a time, in
+// order, but not always the same one.
 func ExtractReader(r io.Reader, types []Type, fn func(Indicator) error) error {
 	return Extract(r, ExtractOptions{Types: types}, fn)
 }
@@ -129,18 +130,58 @@ func extractFrom(src blocks, opts ExtractOptions, workers int, fn func(Indicator
 	return extractParallel(src, opts.Types, workers, m)
 }
 
-// extractParallel runs the source on one goroutine and workers on others;
-// the caller's goroutine merges the blocks in the order they were read. A
-// fixed number of blocks circulates, which bounds memory and lets the
-// source run ahead of the merge only so far.
+// extractParallel runs the source on the caller's goroutine and workers
+// on others. A block's candidates are merged as soon as the blocks before
+// it are: the worker that finishes the next block in order merges it, and
+// any that follow and are done, while the other workers go on; no
+// goroutine of its own waits to be scheduled for it. A fixed number of
+// blocks circulates, which bounds memory and lets the source run ahead of
+// the merge only so far.
 func extractParallel(src blocks, types []Type, workers int, m *merger) error {
 	n := 2*workers + 2
 	free := make(chan *block, n)
 	work := make(chan *block, n)
-	order := make(chan *block, n)
 	quit := make(chan struct{})
 	for range n {
-		free <- &block{done: make(chan struct{}, 1)}
+		free <- new(block)
+	}
+	var (
+		mu      sync.Mutex
+		ready   = make([]*block, n) // done blocks not merged yet, by seq % n
+		next    int                 // the seq of the block to merge next
+		merging bool                // a worker is merging
+		stopped bool                // m.err is set: what follows is not merged
+	)
+	// merge merges b, the next block in order, and those after it that
+	// are done.
+	merge := func(b *block) {
+		var e extractor // carries a block's candidates into the merger
+		for {
+			if !stopped {
+				if b.err != nil && m.err == nil {
+					m.err = b.err
+				} else {
+					e.found, e.vals, e.hashes = b.found, b.vals, b.hashes
+					m.merge(&e)
+					src.merged(b)
+				}
+				if m.err != nil {
+					stopped = true
+					close(quit)
+				}
+			}
+			free <- b
+			mu.Lock()
+			next++
+			b = ready[next%n]
+			if b == nil || b.seq != next {
+				merging = false
+				mu.Unlock()
+				return
+			}
+			ready[next%n] = nil
+			mu.Unlock()
+		}
 	}
 	var wg sync.WaitGroup
 	for range workers {
@@ -154,48 +195,35 @@ func extractParallel(src blocks, types []Type, workers int, m *merger) error {
 				b.found, e.found = e.found, b.found[:0]
 				b.vals, e.vals = e.vals, b.vals[:0]
 				b.hashes, e.hashes = e.hashes, b.hashes[:0]
-				b.done <- struct{}{}
+				mu.Lock()
+				if merging || b.seq != next {
+					ready[b.seq%n] = b
+					mu.Unlock()
+					continue
+				}
+				merging = true
+				mu.Unlock()
+				merge(b)
 			}
 		}()
 	}
-	var srcErr error
-	go func() {
-		defer close(order)
-		defer close(work)
-		srcErr = guard(src.memory(), func() {
-			src.run(func() *block {
-				select {
-				case b := <-free:
-					return b
-				case <-quit:
-					return nil
-				}
-			}, func(b *block) bool {
-				work <- b
-				order <- b
-				return true
-			})
+	seq := 0
+	srcErr := guard(src.memory(), func() {
+		src.run(func() *block {
+			select {
+			case b := <-free:
+				return b
+			case <-quit:
+				return nil
+			}
+		}, func(b *block) bool {
+			b.seq = seq
+			seq++
+			work <- b
+			return true
 		})
-	}()
-	stopped := false
-	var e extractor // carries a block's candidates into the merger
-	for b := range order {
-		<-b.done
-		if !stopped {
-			if b.err != nil && m.err == nil {
-				m.err = b.err
-			} else {
-				e.found, e.vals, e.hashes = b.found, b.vals, b.hashes
-				m.merge(&e)
-				src.merged(b)
-			}
-			if m.err != nil {
-				stopped = true
-				close(quit)
-			}
-		}
-		free <- b
-	}
+	})
+	close(work)
 	wg.Wait()
 	if m.err != nil {
 		return m.err
@@ -219,9 +247,9 @@ type block struct {
 
 	found  []candidate
 	vals   []byte
-	hashes []hash128     // the hashes of found's values (hashFound)
-	err    error         // what stopped the block's processing (a mapped file cut short)
-	done   chan struct{} // signalled when found, vals and hashes are filled in
+	hashes []hash128 // the hashes of found's values (hashFound)
+	err    error     // what stopped the block's processing (a mapped file cut short)
+	seq    int       // the block's place in the input
 }
 
 func (e *extractor) processBlock(b *block) {
