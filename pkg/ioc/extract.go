@@ -187,7 +187,7 @@ func (e *extractor) processLine(raw []byte) {
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-			s, t, defanged, worth, label := e.scanToken(i, done, !refanged)
+			s, t, defanged, worth, seen := e.scanToken(i, done, !refanged)
 			if defanged {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
@@ -198,8 +198,8 @@ func (e *extractor) processLine(raw []byte) {
 				worth = false
 			}
 			if worth {
-				if label {
-					e.labelWord(s, t)
+				if seen&sOther == 0 {
+					e.labelWord(s, t, seen)
 				} else {
 					e.token(s, t)
 				}
@@ -341,6 +341,7 @@ const (
 	sTrigger             // cTrigger
 	sOther               // not a letter, digit, '.', '-' or '_'
 	sPunct               // cPunct
+	sJoin                // '-' or '_': in a label, but no letter or digit
 )
 
 // scanTable is &scanClass in a variable, which scanToken loads once.
@@ -364,15 +365,20 @@ var scanClass = func() (t [256]uint8) {
 		if k&cPunct != 0 {
 			t[c] |= sPunct
 		}
+		if c == '-' || c == '_' {
+			t[c] |= sJoin
+		}
 	}
 	return t
 }()
 
 // scanToken is tokenAround and look in one pass over the token holding
 // l[i], for the common case of an ASCII token; a token with other bytes
-// is passed on to them. label tells that the token is made of letters,
-// digits, '.', '-' and '_' only (an ASCII token that is worth a look).
-func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
+// is passed on to them. seen is the scanClass bits of the token's bytes:
+// without sOther, it is made of letters, digits, '.', '-' and '_' only (a
+// label token, for labelWord, which the other bits tell more of); a token
+// with other bytes has sOther.
+func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth bool, seen uint8) {
 	l := e.l
 	// The table through a pointer held in a register: its address, a
 	// constant, would be loaded again for each byte.
@@ -386,7 +392,7 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	if first&sStop != 0 {
 		return e.slowToken(i, from, askDefang) // non-ASCII
 	}
-	seen := first &^ sTrigger
+	seen = first &^ sTrigger
 	before := l[from:i] // indexed from its end: no bounds check in the loop
 	n := len(before)
 	for n > 0 {
@@ -422,20 +428,19 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	// of every token, would have what lives across it saved each time.
 	if askDefang && (seen&sTrigger != 0 || s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' ||
 		closesDefang(after)) && e.defangIn(i, s, t, seen) {
-		return s, t, true, false, false
+		return s, t, true, false, sOther
 	}
 	seen |= first
-	label = seen&sOther == 0
 	if t-s >= 32 {
-		return s, t, false, true, label
+		return s, t, false, true, seen
 	}
 	// A punct makes the token worth a look unless it is the only one and
 	// ends the token ("report."); the loops do not count them, which would
 	// cost them a register: only a token that ends with one is read again.
 	if seen&sPunct != 0 && (tab[l[t-1]]&sPunct == 0 || hasPunct(l[s:t-1])) {
-		return s, t, false, true, label
+		return s, t, false, true, seen
 	}
-	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
+	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, seen
 }
 
 // defangIn is scanToken's question whether the token l[s:t], which holds
@@ -458,10 +463,10 @@ func (e *extractor) defangIn(i, s, t int, seen uint8) bool {
 	return t < len(l) && closesDefang(l[t]) && e.defangAfter(t)
 }
 
-func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
+func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth bool, seen uint8) {
 	s, t = e.tokenAround(i, from)
 	defanged, worth = e.look(s, t, askDefang)
-	return s, t, defanged, worth, false
+	return s, t, defanged, worth, sOther
 }
 
 // tokenAround returns the token holding l[i], not reaching back before
@@ -719,7 +724,14 @@ func (e *extractor) plain(a, b int) {
 // and '_' only (most words of prose that reach token: invoice.pdf, e.g.,
 // 2.1.0, digests): it holds no scheme and is one word, which word would
 // trim of its leading and trailing punctuation and classify by its dots.
-func (e *extractor) labelWord(ws, end int) {
+// seen is scanToken's bits for it: in such a token sPunct is a dot.
+func (e *extractor) labelWord(ws, end int, seen uint8) {
+	if seen&(sPunct|sJoin) == 0 {
+		// Letters and digits only (a digest): nothing to trim, no dot to
+		// look for (scanToken has read every byte), one run.
+		e.alnumWord(ws, end)
+		return
+	}
 	l := e.l
 	keep := keepUnderscore(l, ws, end)
 	for ws < end && !isAlnum(l[ws]) && !(keep && l[ws] == '_' && ws+1 < end && isAlnum(l[ws+1])) {
@@ -729,6 +741,17 @@ func (e *extractor) labelWord(ws, end int) {
 		end--
 	}
 	if end <= ws {
+		return
+	}
+	if seen&sPunct == 0 || end-ws >= 32 && bytes.IndexByte(l[ws:end], '.') < 0 {
+		// No dot inside: scanToken saw none, or a long word (a digest
+		// ending a sentence) holds none in the vector search's few
+		// instructions, where a loop would take several a byte.
+		if seen&sJoin == 0 {
+			e.alnumWord(ws, end)
+		} else {
+			e.bareWord(ws, end)
+		}
 		return
 	}
 	// From the end: the last dot is what dottedWord wants, and in a file
@@ -1248,6 +1271,25 @@ func (e *extractor) bareWord(a, b int) {
 			}
 		}
 		i = j
+	}
+}
+
+// alnumWord is bareWord for a word of ASCII letters and digits only: its
+// one run of them is the word itself.
+func (e *extractor) alnumWord(a, b int) {
+	w := e.l[a:b]
+	rows := e.words
+	for _, r := range rows {
+		if !r.word.inRuns && len(w) >= r.word.minLen && r.word.match(w) {
+			e.emit(a, b, r.Type)
+			return
+		}
+	}
+	for _, r := range rows {
+		if r.word.inRuns && len(w) == r.word.minLen && r.word.match(w) {
+			e.emit(a, b, r.Type)
+			return
+		}
 	}
 }
 
