@@ -80,12 +80,32 @@ func hashType[T string | []byte](s T) Type {
 	default:
 		return Unknown
 	}
-	for i := 0; i < len(s); i++ {
-		if !isHex(s[i]) {
+	// Eight bytes at a time: every length above is a multiple of 8.
+	for ; len(s) >= 8; s = s[8:] {
+		_ = s[7] // one bounds check, not eight
+		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		if !hex8(x) {
 			return Unknown
 		}
 	}
 	return t
+}
+
+// hex8 tells whether the eight bytes of x are all hex digits, any case.
+func hex8(x uint64) bool {
+	const ones = 0x0101010101010101
+	const high = 0x80 * ones
+	if x&high != 0 {
+		return false
+	}
+	// For bytes under 0x80, which carry into no other, the top bit of
+	// x+(0x80-lo) is set when a byte is lo or more, and of x+(0x7f-hi)
+	// when it is over hi. c|0x20 is a lower-case letter's for a letter.
+	digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
+	y := x | 0x20*ones
+	letter := (y + (0x80-'a')*ones) &^ (y + (0x7f-'f')*ones)
+	return (digit|letter)&high == high
 }
 
 // isCVE accepts CVE-YYYY-NNNN..., any case: a four-digit year and a

@@ -93,3 +93,30 @@ func TestLowerASCIIWordwise(t *testing.T) {
 		check(b)
 	}
 }
+
+// TestHashTypeWordwise holds hashType's eight bytes at a time to isHex a
+// byte at a time: every byte value in every lane of each digest length,
+// in both of hashType's shapes.
+func TestHashTypeWordwise(t *testing.T) {
+	for _, n := range []int{32, 40, 64, 128} {
+		for pos := range 8 {
+			for c := range 256 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = "0123456789abcdefABCDEF"[i%22]
+				}
+				b[n-8+pos] = byte(c)
+				want := Unknown
+				if isHex(byte(c)) {
+					want = map[int]Type{32: MD5, 40: SHA1, 64: SHA256, 128: SHA512}[n]
+				}
+				if got := hashType(b); got != want {
+					t.Fatalf("hashType(%q) = %q, want %q", b, got, want)
+				}
+				if got := hashType(string(b)); got != want {
+					t.Fatalf("hashType(string %q) = %q, want %q", b, got, want)
+				}
+			}
+		}
+	}
+}
