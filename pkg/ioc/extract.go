@@ -379,7 +379,7 @@ var scanClass = func() (t [256]uint8) {
 // label token, for labelWord, which the other bits tell more of); a token
 // with other bytes has sOther.
 func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth bool, seen uint8) {
-	l := e.l
+	l := e.l[:len(e.l):len(e.l)] // its capacity is no register in the loops
 	// The table through a pointer held in a register: its address, a
 	// constant, would be loaded again for each byte.
 	tab := scanTable
@@ -392,36 +392,39 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	if first&sStop != 0 {
 		return e.slowToken(i, from, askDefang) // non-ASCII
 	}
+	// l[i]'s other bits are those of a byte that is not a trigger: every
+	// trigger is sOther (or a stop) too, and the bit is of no use after.
 	seen = first &^ sTrigger
+	// The loops stop at a stop and look at it after: which stop it is
+	// (non-ASCII, for slowToken) would hold one more register in them.
 	before := l[from:i] // indexed from its end: no bounds check in the loop
-	n := len(before)
-	for n > 0 {
-		c := before[n-1]
-		k := tab[c]
+	j := len(before) - 1
+	for j >= 0 {
+		k := tab[before[j]]
 		if k&sStop != 0 {
-			if c >= utf8.RuneSelf {
-				return e.slowToken(i, from, askDefang)
-			}
 			break
 		}
 		seen |= k
-		n--
+		j--
 	}
-	s = from + n
+	if j >= 0 && before[j] >= utf8.RuneSelf {
+		return e.slowToken(i, from, askDefang)
+	}
+	s = from + j + 1
 	t = i + 1
-	var after byte // the hard separator that ends the token; 0 at the line's end
 	for t < len(l) {
-		c := l[t]
-		k := tab[c]
+		k := tab[l[t]]
 		if k&sStop != 0 {
-			if c >= utf8.RuneSelf {
-				return e.slowToken(i, from, askDefang)
-			}
-			after = c
 			break
 		}
 		seen |= k
 		t++
+	}
+	var after byte // the hard separator that ends the token; 0 at the line's end
+	if t < len(l) {
+		if after = l[t]; after >= utf8.RuneSelf {
+			return e.slowToken(i, from, askDefang)
+		}
 	}
 	// What may start a defang is told from the bytes at hand, and the
 	// calls that look closer are made only then: a call here, on the path
@@ -430,7 +433,6 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 		closesDefang(after)) && e.defangIn(i, s, t, seen) {
 		return s, t, true, false, sOther
 	}
-	seen |= first
 	if t-s >= 32 {
 		return s, t, false, true, seen
 	}
