@@ -216,12 +216,17 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 		return 0, 0, false
 	}
 	start := 0
+	cls := classTable // in a register: class's address would be loaded again for each byte
+	_ = cls[0]        // one nil check, not one a byte
 	for i := 0; ; i++ {
 		// The ASCII bytes of a label in a loop of their own: one lookup
-		// a byte.
-		for i < len(s) && class[s[i]]&cLabel != 0 {
-			i++
+		// a byte, in a slice indexed from 0 (no bounds check).
+		rest := s[i:]
+		j := 0
+		for j < len(rest) && cls[rest[j]]&cLabel != 0 {
+			j++
 		}
+		i += j
 		if i == len(s) || s[i] == '.' {
 			n := i - start
 			if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' {
@@ -359,14 +364,16 @@ func splitURL[T string | []byte](s T) (urlParts, bool) {
 	}
 	// The authority's end and its last '@' (userinfo) in one pass.
 	end, at := auth, -1
+	stops := authorityStop // in a register, as cls in hostLabels
 	for end < len(s) {
-		c := s[end]
-		if c == '/' || c == '?' || c == '#' {
+		// Most bytes of an authority are none of / ? # @: one lookup each.
+		for end < len(s) && !stops[s[end]] {
+			end++
+		}
+		if end == len(s) || s[end] != '@' {
 			break
 		}
-		if c == '@' {
-			at = end
-		}
+		at = end
 		end++
 	}
 	if p.scheme < 0 && (end == len(s) || s[end] != '/') {
@@ -542,3 +549,10 @@ func hasSpaceOrControl[T string | []byte](s T) bool {
 	}
 	return false
 }
+
+// classTable is &class in a variable, which a loop over bytes loads once.
+var classTable = &class
+
+// authorityStop marks the bytes splitURL stops at in an authority: the
+// three that end it and '@', which ends its userinfo.
+var authorityStop = &[256]bool{'/': true, '?': true, '#': true, '@': true}
