@@ -765,6 +765,9 @@ func (e *extractor) labelWord(ws, end int, seen uint8) {
 				// tables say the last label is none, and the word is too
 				// short for a bare word's value, so dottedWord would find
 				// nothing. It is not called to say so.
+				if noTLDStarts(l[k+1 : end]) {
+					return
+				}
 				if known, sure := tldByTables(l[k+1 : end]); sure && !known {
 					return
 				}

@@ -168,6 +168,19 @@ func tldByTables[T string | []byte](t T) (known, sure bool) {
 	return false, false
 }
 
+// noTLDStarts is tldByTables' most common answer, small enough to be
+// inlined where a dotted word of prose is dismissed (pdf, exe): w starts
+// with three letters that no TLD starts with. It is false until the
+// tables are built.
+func noTLDStarts(w []byte) bool {
+	if len(w) < 3 || !tldTables.Load() {
+		return false
+	}
+	_ = w[2] // one bounds check, not three
+	a, b, c := (w[0]|0x20)-'a', (w[1]|0x20)-'a', (w[2]|0x20)-'a'
+	return a < 26 && b < 26 && c < 26 && tldAt3[(int(a)*26+int(b))*26+int(c)] == 0
+}
+
 // fileExts are extensions that make a dotted word a file name rather than a
 // host name in free text, even where they are TLDs too (.zip, .mov, .py,
 // .sh, .md, .rs, .so, .ps, .one): invoice.pdf, setup.exe,
@@ -187,12 +200,27 @@ func buildFileExts() map[string]struct{} {
 		evtx pcap pcapng db sqlite lock pem crt cer der key pfx p12 war ear
 		`) {
 		m[e] = struct{}{}
+		if k, ok := letterIndex(e, 2); ok {
+			fileExtAt2[k] = true
+		}
 	}
+	fileExtTable.Store(true)
 	return m
 }
 
+// fileExtAt2 has the first two letters of the file extensions, filled by
+// buildFileExts (then fileExtTable is set): most names isFileExt is asked
+// about are TLDs (com, net, org), which it dismisses without the map.
+var (
+	fileExtAt2   [26 * 26]bool
+	fileExtTable atomic.Bool
+)
+
 func isFileExt[T string | []byte](e T) bool {
 	if len(e) > 8 {
+		return false
+	}
+	if k, ok := letterIndex(e, 2); ok && fileExtTable.Load() && !fileExtAt2[k] {
 		return false
 	}
 	var buf [8]byte

@@ -44,3 +44,33 @@ func TestKnownTLDTables(t *testing.T) {
 		check(w)
 	}
 }
+
+// TestFileExtTable: the two-letter table gives the map's answer for every
+// extension (in either case), each with a letter added or changed, and
+// every two- and three-letter word.
+func TestFileExtTable(t *testing.T) {
+	exts := fileExts()
+	check := func(w string) {
+		_, want := exts[strings.ToLower(w)]
+		if got := isFileExt(w); got != want {
+			t.Errorf("isFileExt(%q) = %v, the map says %v", w, got, want)
+		}
+		if got := isFileExt([]byte(w)); got != want {
+			t.Errorf("isFileExt([]byte(%q)) = %v, the map says %v", w, got, want)
+		}
+	}
+	for e := range exts {
+		check(e)
+		check(strings.ToUpper(e))
+		check(e + "x")
+		check(e[:len(e)-1] + "q")
+	}
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			check(string([]rune{a, b}))
+			for c := 'a'; c <= 'z'; c++ {
+				check(string([]rune{a, b, c}))
+			}
+		}
+	}
+}
