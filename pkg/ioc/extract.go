@@ -735,6 +735,32 @@ func (e *extractor) labelWord(ws, end int, seen uint8) {
 		return
 	}
 	l := e.l
+	if end-ws < e.minWord && len(e.marks) == 0 {
+		// A short word of prose (setup.exe, e.g., 2.1.0) holds no bare
+		// word's value, so only its last label can make it a value: a
+		// TLD, or the digits that end an address of 7 bytes or more. The
+		// label is read from the end; a word it does not settle goes on
+		// below, where what is settled here would be found again.
+		b := end
+		for b > ws && !isAlnum(l[b-1]) {
+			b--
+		}
+		k := b - 1
+		for k > ws && isAlnum(l[k]) {
+			k--
+		}
+		if k < b-1 && l[k] == '.' {
+			if tld := l[k+1 : b]; isDigit(tld[0]) {
+				if end-ws < 7 {
+					return
+				}
+			} else if noTLDStarts(tld) {
+				return
+			} else if known, sure := tldByTables(tld); sure && !known {
+				return
+			}
+		}
+	}
 	keep := keepUnderscore(l, ws, end)
 	for ws < end && !isAlnum(l[ws]) && !(keep && l[ws] == '_' && ws+1 < end && isAlnum(l[ws+1])) {
 		ws++
