@@ -1258,17 +1258,20 @@ func (e *extractor) versionBefore(i int) bool {
 		k--
 	}
 	w := l[k+1 : end]
-	if len(w) == 0 || len(w) > 10 {
-		return false
-	}
-	var buf [10]byte
-	for i := range w {
-		buf[i] = lower(w[i])
-	}
+	// w is letters only: w[j]|0x20 is its lower case. Most words differ
+	// from every version word in length or first letter, and are not
+	// copied to be lower-cased.
+next:
 	for _, v := range versionWords {
-		if string(buf[:len(w)]) == v {
-			return true
+		if len(v) != len(w) {
+			continue
 		}
+		for j := range len(v) {
+			if w[j]|0x20 != v[j] {
+				continue next
+			}
+		}
+		return true
 	}
 	return false
 }

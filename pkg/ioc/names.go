@@ -176,7 +176,6 @@ func noTLDStarts(w []byte) bool {
 	if len(w) < 3 || !tldTables.Load() {
 		return false
 	}
-	_ = w[2] // one bounds check, not three
 	a, b, c := (w[0]|0x20)-'a', (w[1]|0x20)-'a', (w[2]|0x20)-'a'
 	return a < 26 && b < 26 && c < 26 && tldAt3[(int(a)*26+int(b))*26+int(c)] == 0
 }

@@ -74,3 +74,15 @@ func TestFileExtTable(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionWordsLowerCase: versionBefore compares a word's letters,
+// lower-cased by setting 0x20, with versionWords as they are.
+func TestVersionWordsLowerCase(t *testing.T) {
+	for _, v := range versionWords {
+		for i := 0; i < len(v); i++ {
+			if v[i] < 'a' || v[i] > 'z' {
+				t.Errorf("versionWords: %q is not lower-case ASCII letters", v)
+			}
+		}
+	}
+}
