@@ -750,11 +750,11 @@ func (e *extractor) labelWord(ws, end int, seen uint8) {
 			k--
 		}
 		if k < b-1 && l[k] == '.' {
-			if tld := l[k+1 : b]; isDigit(tld[0]) {
+			if isDigit(l[k+1]) {
 				if end-ws < 7 {
 					return
 				}
-			} else if noTLDStarts(tld) {
+			} else if tld := l[k+1 : b]; noTLDStarts(tld) {
 				return
 			} else if known, sure := tldByTables(tld); sure && !known {
 				return
