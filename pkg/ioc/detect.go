@@ -355,6 +355,13 @@ type urlParts struct {
 // bracketed IPv6 address or a domain. A port is 1 to 5 digits up to 65535.
 // White space and control characters are refused anywhere.
 func splitURL[T string | []byte](s T) (urlParts, bool) {
+	return splitURLIn(s, true)
+}
+
+// splitURLIn is splitURL; spaces tells whether s may hold white space or
+// a control character to refuse: a token of free text holds none (they
+// end it), and the extractor does not look for them again.
+func splitURLIn[T string | []byte](s T, spaces bool) (urlParts, bool) {
 	var p urlParts
 	p.scheme = -1
 	auth := 0
@@ -379,7 +386,7 @@ func splitURL[T string | []byte](s T) (urlParts, bool) {
 	if p.scheme < 0 && (end == len(s) || s[end] != '/') {
 		end = len(s) // without a scheme only a path makes it a URL (or a port, below)
 	}
-	if hasSpaceOrControl(s) {
+	if spaces && hasSpaceOrControl(s) {
 		return p, false
 	}
 	p.host = auth

@@ -610,7 +610,8 @@ func (e *extractor) token(a, b int) {
 			a = b
 			break
 		}
-		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
+		// l[s:end] is part of a token: no white space or control in it.
+		if p, ok := splitURLIn(l[s:end], false); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
 			e.emitURL(s, end, p)
 		}
 		// A URL that is refused is skipped whole: a piece of it

@@ -176,3 +176,14 @@ func TestIsIPv4Reference(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacesEndTokens: every byte hasSpaceOrControl looks for is a hard
+// separator, which ends a token, so token's URLs need not be asked again
+// (splitURLIn with spaces false).
+func TestSpacesEndTokens(t *testing.T) {
+	for c := range 256 {
+		if hasSpaceOrControl([]byte{byte(c)}) && class[c]&cHard == 0 {
+			t.Errorf("byte %#x: hasSpaceOrControl finds it, but it does not end a token", c)
+		}
+	}
+}
