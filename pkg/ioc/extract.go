@@ -627,11 +627,28 @@ func (e *extractor) token(a, b int) {
 func gluedScheme(w []byte) bool {
 	n := len(w)
 	for _, real := range [...]string{"http", "https"} {
-		if n > len(real) && class[w[n-len(real)-1]]&cAlpha != 0 && strings.EqualFold(string(w[n-len(real):]), real) {
+		if n > len(real) && class[w[n-len(real)-1]]&cAlpha != 0 && foldsTo(w[n-len(real):], real) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldsTo is strings.EqualFold(string(w), lower) for lower-case ASCII
+// letters of lower's length: a non-ASCII rune would take two bytes or
+// more for the one ASCII letter it may fold to, so w must be ASCII too,
+// and a byte matches a lower-case letter with 0x20 set just when it is
+// that letter in either case.
+func foldsTo(w []byte, lower string) bool {
+	if len(w) != len(lower) {
+		return false
+	}
+	for i := range len(lower) {
+		if w[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // urlEnd finds where a URL that starts at l[start] and goes on at l[i]
@@ -1431,7 +1448,14 @@ func normalizeURLBytes(k []byte, p urlParts) (int, bool) {
 		return 0, false
 	}
 	n := len(k)
-	if i := bytes.Index(k, ampEntity); i >= 0 {
+	// Most URLs hold no '&' at all, which the byte search tells in fewer
+	// instructions than the search for the entity.
+	if i := bytes.IndexByte(k, '&'); i >= 0 {
+		j := bytes.Index(k[i:], ampEntity)
+		if j < 0 {
+			return n, true
+		}
+		i += j
 		// Copied out of HTML: every "&amp;" is '&'.
 		w := i
 		for i < len(k) {
