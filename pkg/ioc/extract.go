@@ -440,7 +440,11 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	// ends the token ("report."); the loops do not count them, which would
 	// cost them a register: only a token that ends with one is read again.
 	if seen&sPunct != 0 && (tab[l[t-1]]&sPunct == 0 || hasPunct(l[s:t-1])) {
-		return s, t, false, true, seen
+		// A short label token (setup.exe, e.g., 2.1.0) is settled here,
+		// with no call of labelWord, which would save its state to make
+		// the calls it may make.
+		worth = seen&sOther != 0 || t-s >= e.minWord || len(e.marks) != 0 || !shortSettled(l[s:t])
+		return s, t, false, worth, seen
 	}
 	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, seen
 }
@@ -753,32 +757,6 @@ func (e *extractor) labelWord(ws, end int, seen uint8) {
 		return
 	}
 	l := e.l
-	if end-ws < e.minWord && len(e.marks) == 0 {
-		// A short word of prose (setup.exe, e.g., 2.1.0) holds no bare
-		// word's value, so only its last label can make it a value: a
-		// TLD, or the digits that end an address of 7 bytes or more. The
-		// label is read from the end; a word it does not settle goes on
-		// below, where what is settled here would be found again.
-		b := end
-		for b > ws && !isAlnum(l[b-1]) {
-			b--
-		}
-		k := b - 1
-		for k > ws && isAlnum(l[k]) {
-			k--
-		}
-		if k < b-1 && l[k] == '.' {
-			if isDigit(l[k+1]) {
-				if end-ws < 7 {
-					return
-				}
-			} else if tld := l[k+1 : b]; noTLDStarts(tld) {
-				return
-			} else if known, sure := tldByTables(tld); sure && !known {
-				return
-			}
-		}
-	}
 	keep := keepUnderscore(l, ws, end)
 	for ws < end && !isAlnum(l[ws]) && !(keep && l[ws] == '_' && ws+1 < end && isAlnum(l[ws+1])) {
 		ws++
@@ -1324,6 +1302,43 @@ func (e *extractor) bareWord(a, b int) {
 		}
 		i = j
 	}
+}
+
+// shortSettled tells that nothing can come of w, a token of letters,
+// digits, '.', '-' and '_' too short for a bare word's value, in a line
+// without a mark (setup.exe, e.g., 2.1.0): only its last label could make
+// it a value, a TLD or the digits that end an address of 7 bytes or more,
+// and that label, read from the end, is neither. A word it does not
+// settle goes to labelWord, which finds what is settled here again. It
+// makes no call.
+func shortSettled(w []byte) bool {
+	cls := classTable // in a register, not loaded again for each byte
+	_ = cls[0]        // one nil check, not one a byte
+	b := len(w)
+	for b > 0 && cls[w[b-1]]&(cDigit|cAlpha) == 0 {
+		b--
+	}
+	w = w[:b] // ends with a letter or digit, or is empty
+	k := len(w) - 1
+	for k >= 0 && cls[w[k]]&(cDigit|cAlpha) != 0 {
+		k--
+	}
+	if k < 0 || w[k] != '.' {
+		return false
+	}
+	tld := w[k+1:] // not empty
+	if isDigit(tld[0]) {
+		return b < 7
+	}
+	// tldByTables' answers, without its call.
+	switch len(tld) {
+	case 1:
+		return true
+	case 2:
+		i, ok := letterIndex(tld, 2)
+		return ok && tldTables.Load() && !tld2[i]
+	}
+	return noTLDStarts(tld)
 }
 
 // alnumWord is bareWord for a word of ASCII letters and digits only: its
