@@ -224,7 +224,7 @@ func TestShortSettled(t *testing.T) {
 	settled := 0
 	for range 200000 {
 		var b []byte
-		for n := 1 + r.IntN(6); n > 0; n-- {
+		for n := 1 + r.IntN(9); n > 0; n-- {
 			b = append(b, pieces[r.IntN(len(pieces))]...)
 		}
 		if len(b) >= e.minWord {
