@@ -80,12 +80,32 @@ func hashType[T string | []byte](s T) Type {
 	default:
 		return Unknown
 	}
-	for i := 0; i < len(s); i++ {
-		if !isHex(s[i]) {
+	// Eight bytes at a time: every length above is a multiple of 8.
+	for ; len(s) >= 8; s = s[8:] {
+		_ = s[7] // one bounds check, not eight
+		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		if !hex8(x) {
 			return Unknown
 		}
 	}
 	return t
+}
+
+// hex8 tells whether the eight bytes of x are all hex digits, any case.
+func hex8(x uint64) bool {
+	const ones = 0x0101010101010101
+	const high = 0x80 * ones
+	if x&high != 0 {
+		return false
+	}
+	// For bytes under 0x80, which carry into no other, the top bit of
+	// x+(0x80-lo) is set when a byte is lo or more, and of x+(0x7f-hi)
+	// when it is over hi. c|0x20 is a lower-case letter's for a letter.
+	digit := (x + (0x80-'0')*ones) &^ (x + (0x7f-'9')*ones)
+	y := x | 0x20*ones
+	letter := (y + (0x80-'a')*ones) &^ (y + (0x7f-'f')*ones)
+	return (digit|letter)&high == high
 }
 
 // isCVE accepts CVE-YYYY-NNNN..., any case: a four-digit year and a
@@ -116,27 +136,27 @@ func isIPv4[T string | []byte](s T) bool {
 	if len(s) < 7 || len(s) > 15 {
 		return false
 	}
+	// A part's value is checked at its end: three digits at most are
+	// under 1000, and the loop has one test fewer a byte.
 	parts, v, digits := 0, 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == '.' {
-			if digits == 0 || parts == 4 {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			if digits == 0 || v > 255 || parts == 3 {
 				return false
 			}
 			parts++
 			v, digits = 0, 0
 			continue
 		}
-		c := s[i]
-		if !isDigit(c) || digits == 3 || (digits == 1 && v == 0) {
+		d := c - '0'
+		if d > 9 || digits == 3 || (digits == 1 && v == 0) {
 			return false
 		}
-		v = v*10 + int(c-'0')
-		if v > 255 {
-			return false
-		}
+		v = v*10 + int(d)
 		digits++
 	}
-	return parts == 4
+	return parts == 3 && digits > 0 && v <= 255
 }
 
 // isIPv6 accepts what net/netip parses as IPv6, IPv4-mapped forms and a zone
@@ -196,12 +216,17 @@ func hostLabels[T string | []byte](s T) (labels, last int, ok bool) {
 		return 0, 0, false
 	}
 	start := 0
+	cls := classTable // in a register: class's address would be loaded again for each byte
+	_ = cls[0]        // one nil check, not one a byte
 	for i := 0; ; i++ {
 		// The ASCII bytes of a label in a loop of their own: one lookup
-		// a byte.
-		for i < len(s) && class[s[i]]&cLabel != 0 {
-			i++
+		// a byte, in a slice indexed from 0 (no bounds check).
+		rest := s[i:]
+		j := 0
+		for j < len(rest) && cls[rest[j]]&cLabel != 0 {
+			j++
 		}
+		i += j
 		if i == len(s) || s[i] == '.' {
 			n := i - start
 			if n == 0 || n > 63 || s[start] == '-' || s[i-1] == '-' {
@@ -330,6 +355,13 @@ type urlParts struct {
 // bracketed IPv6 address or a domain. A port is 1 to 5 digits up to 65535.
 // White space and control characters are refused anywhere.
 func splitURL[T string | []byte](s T) (urlParts, bool) {
+	return splitURLIn(s, true)
+}
+
+// splitURLIn is splitURL; spaces tells whether s may hold white space or
+// a control character to refuse: a token of free text holds none (they
+// end it), and the extractor does not look for them again.
+func splitURLIn[T string | []byte](s T, spaces bool) (urlParts, bool) {
 	var p urlParts
 	p.scheme = -1
 	auth := 0
@@ -339,20 +371,22 @@ func splitURL[T string | []byte](s T) (urlParts, bool) {
 	}
 	// The authority's end and its last '@' (userinfo) in one pass.
 	end, at := auth, -1
+	stops := authorityStop // in a register, as cls in hostLabels
 	for end < len(s) {
-		c := s[end]
-		if c == '/' || c == '?' || c == '#' {
+		// Most bytes of an authority are none of / ? # @: one lookup each.
+		for end < len(s) && !stops[s[end]] {
+			end++
+		}
+		if end == len(s) || s[end] != '@' {
 			break
 		}
-		if c == '@' {
-			at = end
-		}
+		at = end
 		end++
 	}
 	if p.scheme < 0 && (end == len(s) || s[end] != '/') {
 		end = len(s) // without a scheme only a path makes it a URL (or a port, below)
 	}
-	if hasSpaceOrControl(s) {
+	if spaces && hasSpaceOrControl(s) {
 		return p, false
 	}
 	p.host = auth
@@ -522,3 +556,10 @@ func hasSpaceOrControl[T string | []byte](s T) bool {
 	}
 	return false
 }
+
+// classTable is &class in a variable, which a loop over bytes loads once.
+var classTable = &class
+
+// authorityStop marks the bytes splitURL stops at in an authority: the
+// three that end it and '@', which ends its userinfo.
+var authorityStop = &[256]bool{'/': true, '?': true, '#': true, '@': true}

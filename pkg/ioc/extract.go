@@ -187,7 +187,7 @@ func (e *extractor) processLine(raw []byte) {
 			continue
 		}
 		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-			s, t, defanged, worth, label := e.scanToken(i, done, !refanged)
+			s, t, defanged, worth, seen := e.scanToken(i, done, !refanged)
 			if defanged {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
@@ -198,8 +198,8 @@ func (e *extractor) processLine(raw []byte) {
 				worth = false
 			}
 			if worth {
-				if label {
-					e.labelWord(s, t)
+				if seen&sOther == 0 {
+					e.labelWord(s, t, seen)
 				} else {
 					e.token(s, t)
 				}
@@ -341,6 +341,7 @@ const (
 	sTrigger             // cTrigger
 	sOther               // not a letter, digit, '.', '-' or '_'
 	sPunct               // cPunct
+	sJoin                // '-' or '_': in a label, but no letter or digit
 )
 
 // scanTable is &scanClass in a variable, which scanToken loads once.
@@ -364,16 +365,21 @@ var scanClass = func() (t [256]uint8) {
 		if k&cPunct != 0 {
 			t[c] |= sPunct
 		}
+		if c == '-' || c == '_' {
+			t[c] |= sJoin
+		}
 	}
 	return t
 }()
 
 // scanToken is tokenAround and look in one pass over the token holding
 // l[i], for the common case of an ASCII token; a token with other bytes
-// is passed on to them. label tells that the token is made of letters,
-// digits, '.', '-' and '_' only (an ASCII token that is worth a look).
-func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
-	l := e.l
+// is passed on to them. seen is the scanClass bits of the token's bytes:
+// without sOther, it is made of letters, digits, '.', '-' and '_' only (a
+// label token, for labelWord, which the other bits tell more of); a token
+// with other bytes has sOther.
+func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, worth bool, seen uint8) {
+	l := e.l[:len(e.l):len(e.l)] // its capacity is no register in the loops
 	// The table through a pointer held in a register: its address, a
 	// constant, would be loaded again for each byte.
 	tab := scanTable
@@ -386,56 +392,61 @@ func (e *extractor) scanToken(i, from int, askDefang bool) (s, t int, defanged, 
 	if first&sStop != 0 {
 		return e.slowToken(i, from, askDefang) // non-ASCII
 	}
-	seen := first &^ sTrigger
+	// l[i]'s other bits are those of a byte that is not a trigger: every
+	// trigger is sOther (or a stop) too, and the bit is of no use after.
+	seen = first &^ sTrigger
+	// The loops stop at a stop and look at it after: which stop it is
+	// (non-ASCII, for slowToken) would hold one more register in them.
 	before := l[from:i] // indexed from its end: no bounds check in the loop
-	n := len(before)
-	for n > 0 {
-		c := before[n-1]
-		k := tab[c]
+	j := len(before) - 1
+	for j >= 0 {
+		k := tab[before[j]]
 		if k&sStop != 0 {
-			if c >= utf8.RuneSelf {
-				return e.slowToken(i, from, askDefang)
-			}
 			break
 		}
 		seen |= k
-		n--
+		j--
 	}
-	s = from + n
+	if j >= 0 && before[j] >= utf8.RuneSelf {
+		return e.slowToken(i, from, askDefang)
+	}
+	s = from + j + 1
 	t = i + 1
-	var after byte // the hard separator that ends the token; 0 at the line's end
 	for t < len(l) {
-		c := l[t]
-		k := tab[c]
+		k := tab[l[t]]
 		if k&sStop != 0 {
-			if c >= utf8.RuneSelf {
-				return e.slowToken(i, from, askDefang)
-			}
-			after = c
 			break
 		}
 		seen |= k
 		t++
+	}
+	var after byte // the hard separator that ends the token; 0 at the line's end
+	if t < len(l) {
+		if after = l[t]; after >= utf8.RuneSelf {
+			return e.slowToken(i, from, askDefang)
+		}
 	}
 	// What may start a defang is told from the bytes at hand, and the
 	// calls that look closer are made only then: a call here, on the path
 	// of every token, would have what lives across it saved each time.
 	if askDefang && (seen&sTrigger != 0 || s != i && l[s] == '.' && s > 0 && l[s-1] == ' ' ||
 		closesDefang(after)) && e.defangIn(i, s, t, seen) {
-		return s, t, true, false, false
+		return s, t, true, false, sOther
 	}
-	seen |= first
-	label = seen&sOther == 0
 	if t-s >= 32 {
-		return s, t, false, true, label
+		return s, t, false, true, seen
 	}
 	// A punct makes the token worth a look unless it is the only one and
 	// ends the token ("report."); the loops do not count them, which would
 	// cost them a register: only a token that ends with one is read again.
 	if seen&sPunct != 0 && (tab[l[t-1]]&sPunct == 0 || hasPunct(l[s:t-1])) {
-		return s, t, false, true, label
+		// A short label token (setup.exe, e.g., 2.1.0) is settled here,
+		// with no call of labelWord, which would save its state to make
+		// the calls it may make.
+		worth = seen&sOther != 0 || t-s >= e.minWord || len(e.marks) != 0 || !shortSettled(l[s:t])
+		return s, t, false, worth, seen
 	}
-	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, label
+	return s, t, false, t-s >= e.minWord && seen&sDigit != 0, seen
 }
 
 // defangIn is scanToken's question whether the token l[s:t], which holds
@@ -458,10 +469,10 @@ func (e *extractor) defangIn(i, s, t int, seen uint8) bool {
 	return t < len(l) && closesDefang(l[t]) && e.defangAfter(t)
 }
 
-func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth, label bool) {
+func (e *extractor) slowToken(i, from int, askDefang bool) (s, t int, defanged, worth bool, seen uint8) {
 	s, t = e.tokenAround(i, from)
 	defanged, worth = e.look(s, t, askDefang)
-	return s, t, defanged, worth, false
+	return s, t, defanged, worth, sOther
 }
 
 // tokenAround returns the token holding l[i], not reaching back before
@@ -603,7 +614,8 @@ func (e *extractor) token(a, b int) {
 			a = b
 			break
 		}
-		if p, ok := splitURL(l[s:end]); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
+		// l[s:end] is part of a token: no white space or control in it.
+		if p, ok := splitURLIn(l[s:end], false); ok && p.hostEnd > p.host && !gluedScheme(l[s:k]) {
 			e.emitURL(s, end, p)
 		}
 		// A URL that is refused is skipped whole: a piece of it
@@ -619,11 +631,28 @@ func (e *extractor) token(a, b int) {
 func gluedScheme(w []byte) bool {
 	n := len(w)
 	for _, real := range [...]string{"http", "https"} {
-		if n > len(real) && class[w[n-len(real)-1]]&cAlpha != 0 && strings.EqualFold(string(w[n-len(real):]), real) {
+		if n > len(real) && class[w[n-len(real)-1]]&cAlpha != 0 && foldsTo(w[n-len(real):], real) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldsTo is strings.EqualFold(string(w), lower) for lower-case ASCII
+// letters of lower's length: a non-ASCII rune would take two bytes or
+// more for the one ASCII letter it may fold to, so w must be ASCII too,
+// and a byte matches a lower-case letter with 0x20 set just when it is
+// that letter in either case.
+func foldsTo(w []byte, lower string) bool {
+	if len(w) != len(lower) {
+		return false
+	}
+	for i := range len(lower) {
+		if w[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // urlEnd finds where a URL that starts at l[start] and goes on at l[i]
@@ -719,7 +748,14 @@ func (e *extractor) plain(a, b int) {
 // and '_' only (most words of prose that reach token: invoice.pdf, e.g.,
 // 2.1.0, digests): it holds no scheme and is one word, which word would
 // trim of its leading and trailing punctuation and classify by its dots.
-func (e *extractor) labelWord(ws, end int) {
+// seen is scanToken's bits for it: in such a token sPunct is a dot.
+func (e *extractor) labelWord(ws, end int, seen uint8) {
+	if seen&(sPunct|sJoin) == 0 {
+		// Letters and digits only (a digest): nothing to trim, no dot to
+		// look for (scanToken has read every byte), one run.
+		e.alnumWord(ws, end)
+		return
+	}
 	l := e.l
 	keep := keepUnderscore(l, ws, end)
 	for ws < end && !isAlnum(l[ws]) && !(keep && l[ws] == '_' && ws+1 < end && isAlnum(l[ws+1])) {
@@ -731,6 +767,17 @@ func (e *extractor) labelWord(ws, end int) {
 	if end <= ws {
 		return
 	}
+	if seen&sPunct == 0 || end-ws >= 32 && bytes.IndexByte(l[ws:end], '.') < 0 {
+		// No dot inside: scanToken saw none, or a long word (a digest
+		// ending a sentence) holds none in the vector search's few
+		// instructions, where a loop would take several a byte.
+		if seen&sJoin == 0 {
+			e.alnumWord(ws, end)
+		} else {
+			e.bareWord(ws, end)
+		}
+		return
+	}
 	// From the end: the last dot is what dottedWord wants, and in a file
 	// name (invoice.pdf) or a version (2.1.0) it is near the end.
 	for k := end - 1; k > ws; k-- {
@@ -740,6 +787,9 @@ func (e *extractor) labelWord(ws, end int) {
 				// tables say the last label is none, and the word is too
 				// short for a bare word's value, so dottedWord would find
 				// nothing. It is not called to say so.
+				if noTLDStarts(l[k+1 : end]) {
+					return
+				}
 				if known, sure := tldByTables(l[k+1 : end]); sure && !known {
 					return
 				}
@@ -1204,17 +1254,20 @@ func (e *extractor) versionBefore(i int) bool {
 		k--
 	}
 	w := l[k+1 : end]
-	if len(w) == 0 || len(w) > 10 {
-		return false
-	}
-	var buf [10]byte
-	for i := range w {
-		buf[i] = lower(w[i])
-	}
+	// w is letters only: w[j]|0x20 is its lower case. Most words differ
+	// from every version word in length or first letter, and are not
+	// copied to be lower-cased.
+next:
 	for _, v := range versionWords {
-		if string(buf[:len(w)]) == v {
-			return true
+		if len(v) != len(w) {
+			continue
 		}
+		for j := range len(v) {
+			if w[j]|0x20 != v[j] {
+				continue next
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -1248,6 +1301,62 @@ func (e *extractor) bareWord(a, b int) {
 			}
 		}
 		i = j
+	}
+}
+
+// shortSettled tells that nothing can come of w, a token of letters,
+// digits, '.', '-' and '_' too short for a bare word's value, in a line
+// without a mark (setup.exe, e.g., 2.1.0): only its last label could make
+// it a value, a TLD or the digits that end an address of 7 bytes or more,
+// and that label, read from the end, is neither. A word it does not
+// settle goes to labelWord, which finds what is settled here again. It
+// makes no call.
+func shortSettled(w []byte) bool {
+	cls := classTable // in a register, not loaded again for each byte
+	_ = cls[0]        // one nil check, not one a byte
+	b := len(w)
+	for b > 0 && cls[w[b-1]]&(cDigit|cAlpha) == 0 {
+		b--
+	}
+	w = w[:b] // ends with a letter or digit, or is empty
+	k := len(w) - 1
+	for k >= 0 && cls[w[k]]&(cDigit|cAlpha) != 0 {
+		k--
+	}
+	if k < 0 || w[k] != '.' {
+		return false
+	}
+	tld := w[k+1:] // not empty
+	if isDigit(tld[0]) {
+		return b < 7
+	}
+	// tldByTables' answers, without its call.
+	switch len(tld) {
+	case 1:
+		return true
+	case 2:
+		i, ok := letterIndex(tld, 2)
+		return ok && tldTables.Load() && !tld2[i]
+	}
+	return noTLDStarts(tld)
+}
+
+// alnumWord is bareWord for a word of ASCII letters and digits only: its
+// one run of them is the word itself.
+func (e *extractor) alnumWord(a, b int) {
+	w := e.l[a:b]
+	rows := e.words
+	for _, r := range rows {
+		if !r.word.inRuns && len(w) >= r.word.minLen && r.word.match(w) {
+			e.emit(a, b, r.Type)
+			return
+		}
+	}
+	for _, r := range rows {
+		if r.word.inRuns && len(w) == r.word.minLen && r.word.match(w) {
+			e.emit(a, b, r.Type)
+			return
+		}
 	}
 }
 
@@ -1354,7 +1463,14 @@ func normalizeURLBytes(k []byte, p urlParts) (int, bool) {
 		return 0, false
 	}
 	n := len(k)
-	if i := bytes.Index(k, ampEntity); i >= 0 {
+	// Most URLs hold no '&' at all, which the byte search tells in fewer
+	// instructions than the search for the entity.
+	if i := bytes.IndexByte(k, '&'); i >= 0 {
+		j := bytes.Index(k[i:], ampEntity)
+		if j < 0 {
+			return n, true
+		}
+		i += j
 		// Copied out of HTML: every "&amp;" is '&'.
 		w := i
 		for i < len(k) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -207,5 +208,39 @@ func TestExtractReaderLongLine(t *testing.T) {
 	})
 	if err != nil || len(got) != 1 || got[0].Value != "tail.example.com" {
 		t.Errorf("got %v, %v", got, err)
+	}
+}
+
+// TestShortSettled holds shortSettled to labelWord: a short label token it
+// settles is one that labelWord finds nothing in. The words are random
+// short runs of letters, digits, '.', '-' and '_', with TLDs, file
+// extensions and addresses among them.
+func TestShortSettled(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "b", "x", "co", "g", "e", "com", "net", "ru", "pdf", "exe", "zip", "xn--p1ai",
+		"onion", "io", "1", "2", "10", "255", "0", "01", ".", ".", ".", "-", "_", "Z", "AbC", "q9"}
+	e := newExtractor(nil)
+	isKnownTLD("com") // the tables built, as in a run
+	settled := 0
+	for range 200000 {
+		var b []byte
+		for n := 1 + r.IntN(9); n > 0; n-- {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		if len(b) >= e.minWord {
+			continue
+		}
+		if !shortSettled(b) {
+			continue
+		}
+		settled++
+		e.l, e.marks, e.found, e.vals = b, e.marks[:0], e.found[:0], e.vals[:0]
+		e.labelWord(0, len(b), sPunct|sJoin)
+		if len(e.found) > 0 {
+			t.Fatalf("shortSettled(%q) is true, but labelWord finds %q", b, e.vals)
+		}
+	}
+	if settled == 0 {
+		t.Fatal("no word was settled")
 	}
 }

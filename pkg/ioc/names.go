@@ -10,44 +10,57 @@ import (
 // binary pays for package initialisation, and most commands never look at a
 // TLD (shell completion runs the binary on every TAB).
 var (
-	tlds     = sync.OnceValue(buildTLDs)
 	fileExts = sync.OnceValue(buildFileExts)
-	// Filled by buildTLDs: tld2 has the two-letter TLDs, tldPrefix3
-	// the first three letters of the longer ones, so that most dotted
-	// words in prose (file.pdf, setup.exe, obj.method) are dismissed
-	// without hashing.
-	tld2       [26 * 26]bool
-	tldPrefix3 [26 * 26 * 26]bool
-	// tldTables is set once tld2 and tldPrefix3 are filled: a load of
-	// it costs less than a call of tlds(), which isKnownTLD then makes only
-	// for the names the tables do not dismiss.
-	tldTables atomic.Bool
+	// Filled by buildTLDTables from tldList: tld2 has the two-letter TLDs;
+	// tldAt3 has, for the first three letters of the longer ones, where
+	// in tldList the run of TLDs that start with them begins (plus one; 0
+	// for none), so that most dotted words in prose (file.pdf, setup.exe,
+	// obj.method) are dismissed with one lookup, and the others compared
+	// with the few TLDs of their run. No map: building one took more
+	// instructions than extracting a megabyte.
+	tld2      [26 * 26]bool
+	tldAt3    [26 * 26 * 26]uint16
+	tldOnce   sync.Once
+	tldTables atomic.Bool // set once tld2 and tldAt3 are filled
 )
 
-// tlds is the root zone (tlds.go). Free text is full of dotted words that
-// are no host names (e.g., i.e., obj.method), so the extractor only reports
-// domains under a delegated TLD; Detect, which is given a value the analyst
-// means as an indicator, only checks the syntax.
-func buildTLDs() map[string]struct{} {
-	m := make(map[string]struct{}, 1600)
-	// Special-use names (RFC 6761, RFC 7686) that show up in reports: Tor
-	// services, documentation examples, internal Active Directory domains.
-	special := []string{"onion", "example", "test", "invalid", "local", "internal"}
-	for _, t := range append(strings.Fields(tldList), special...) {
-		m[t] = struct{}{}
+// tldList's offsets fit in tldAt3.
+const _ = uint16(len(tldList))
+
+// specialTLDs are special-use names (RFC 6761, RFC 7686) that show up in
+// reports: Tor services, documentation examples, internal Active
+// Directory domains. They are known TLDs too.
+var specialTLDs = [...]string{"onion", "example", "test", "invalid", "local", "internal"}
+
+// tldList is the root zone (tlds.go). Free text is full of dotted words
+// that are no host names (e.g., i.e., obj.method), so the extractor only
+// reports domains under a delegated TLD; Detect, which is given a value the
+// analyst means as an indicator, only checks the syntax. tldList is sorted,
+// so the TLDs that start with the same three letters are together.
+func buildTLDTables() {
+	for i := 0; i < len(tldList); {
+		j := i + strings.IndexByte(tldList[i:], '\n')
+		t := tldList[i:j]
 		if k, ok := letterIndex(t, 2); ok && len(t) == 2 {
 			tld2[k] = true
 		}
-		if k, ok := letterIndex(t, 3); ok {
-			tldPrefix3[k] = true
+		if k, ok := letterIndex(t, 3); ok && tldAt3[k] == 0 {
+			tldAt3[k] = uint16(i + 1)
+		}
+		i = j + 1
+	}
+	for _, t := range specialTLDs {
+		if k, ok := letterIndex(t, 3); ok && tldAt3[k] == 0 {
+			// No run in tldList: the offset of its first '\n', where the
+			// comparison with a run stops at once.
+			tldAt3[k] = 1
 		}
 	}
 	tldTables.Store(true)
-	return m
 }
 
 // letterIndex numbers the first n bytes of t (n <= 3), lower-cased, when
-// they are ASCII letters: the index in tld2 (n = 2) or tldPrefix3 (n = 3).
+// they are ASCII letters: the index in tld2 (n = 2) or tldAt3 (n = 3).
 func letterIndex[T string | []byte](t T, n int) (int, bool) {
 	if len(t) < n {
 		return 0, false
@@ -69,20 +82,67 @@ func isKnownTLD[T string | []byte](t T) bool {
 	if known, sure := tldByTables(t); sure {
 		return known
 	}
-	known := tlds()
 	var buf [63]byte
 	for i := 0; i < len(t); i++ {
-		if t[i] >= 0x80 {
-			_, ok := known[strings.ToLower(string(t))]
-			return ok
+		c := t[i]
+		if c >= 0x80 {
+			return knownUnicodeTLD(strings.ToLower(string(t)))
 		}
-		buf[i] = lower(t[i])
+		if (c|0x20)-'a' >= 26 {
+			return false // every ASCII TLD is letters only
+		}
+		buf[i] = c | 0x20
 	}
-	_, ok := known[string(buf[:len(t)])]
-	return ok
+	return knownASCIITLD(buf[:len(t)])
 }
 
-// tldByTables is isKnownTLD for the names it answers without the map: a
+// knownASCIITLD looks for w, three lower-case ASCII letters or more whose
+// first three tldAt3 has, in its run of tldList, then among specialTLDs.
+func knownASCIITLD(w []byte) bool {
+	v := tldAt3[(int(w[0]-'a')*26+int(w[1]-'a'))*26+int(w[2]-'a')]
+	for i := int(v) - 1; i < len(tldList); {
+		line := tldList[i:] // ends with '\n', which no letter of w is
+		if line[0] != w[0] || line[1] != w[1] || line[2] != w[2] {
+			break // past the run
+		}
+		n := 3
+		for n < len(w) && line[n] == w[n] {
+			n++
+		}
+		if n == len(w) && line[n] == '\n' {
+			return true
+		}
+		if n == len(w) || line[n] > w[n] {
+			break // sorted: every TLD from here on is after w
+		}
+		for line[n] != '\n' {
+			n++
+		}
+		i += n + 1
+	}
+	for _, s := range specialTLDs {
+		if string(w) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// knownUnicodeTLD looks for a lower-cased name that is not all ASCII among
+// the lines of tldList (the IDN TLDs are there in Unicode).
+func knownUnicodeTLD(w string) bool {
+	if strings.IndexByte(w, '\n') >= 0 {
+		return false
+	}
+	for _, s := range specialTLDs {
+		if w == s {
+			return true // lower-casing may make a name ASCII (U+0130 is i)
+		}
+	}
+	return strings.Contains(tldList, "\n"+w+"\n")
+}
+
+// tldByTables is isKnownTLD for the names it answers without a search: a
 // length out of range, an A-label, two letters, and three letters or more
 // that no TLD starts with. sure is false for the others.
 func tldByTables[T string | []byte](t T) (known, sure bool) {
@@ -93,19 +153,31 @@ func tldByTables[T string | []byte](t T) (known, sure bool) {
 		return true, true // an A-label we cannot decode without x/net/idna
 	}
 	if !tldTables.Load() {
-		tlds()
+		tldOnce.Do(buildTLDTables)
 	}
 	if len(t) == 2 {
 		if k, ok := letterIndex(t, 2); ok {
 			return tld2[k], true
 		}
 	} else if a, b, c := (t[0]|0x20)-'a', (t[1]|0x20)-'a', (t[2]|0x20)-'a'; a < 26 && b < 26 && c < 26 &&
-		!tldPrefix3[(int(a)*26+int(b))*26+int(c)] {
+		tldAt3[(int(a)*26+int(b))*26+int(c)] == 0 {
 		// letterIndex(t, 3) written out: most dotted words in prose end
 		// here (pdf, exe), and a loop of three costs them more than the rest.
 		return false, true
 	}
 	return false, false
+}
+
+// noTLDStarts is tldByTables' most common answer, small enough to be
+// inlined where a dotted word of prose is dismissed (pdf, exe): w starts
+// with three letters that no TLD starts with. It is false until the
+// tables are built.
+func noTLDStarts(w []byte) bool {
+	if len(w) < 3 || !tldTables.Load() {
+		return false
+	}
+	a, b, c := (w[0]|0x20)-'a', (w[1]|0x20)-'a', (w[2]|0x20)-'a'
+	return a < 26 && b < 26 && c < 26 && tldAt3[(int(a)*26+int(b))*26+int(c)] == 0
 }
 
 // fileExts are extensions that make a dotted word a file name rather than a
@@ -127,12 +199,27 @@ func buildFileExts() map[string]struct{} {
 		evtx pcap pcapng db sqlite lock pem crt cer der key pfx p12 war ear
 		`) {
 		m[e] = struct{}{}
+		if k, ok := letterIndex(e, 2); ok {
+			fileExtAt2[k] = true
+		}
 	}
+	fileExtTable.Store(true)
 	return m
 }
 
+// fileExtAt2 has the first two letters of the file extensions, filled by
+// buildFileExts (then fileExtTable is set): most names isFileExt is asked
+// about are TLDs (com, net, org), which it dismisses without the map.
+var (
+	fileExtAt2   [26 * 26]bool
+	fileExtTable atomic.Bool
+)
+
 func isFileExt[T string | []byte](e T) bool {
 	if len(e) > 8 {
+		return false
+	}
+	if k, ok := letterIndex(e, 2); ok && fileExtTable.Load() && !fileExtAt2[k] {
 		return false
 	}
 	var buf [8]byte
