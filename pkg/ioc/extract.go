@@ -57,10 +57,11 @@ type extractor struct {
 	vals   []byte      // their normalized values, back to back
 	hashes []hash128   // the hashes of the first of them, if computed (hashFound)
 
-	resume  int        // where scanning resumes after refang
-	anchors anchorScan // the line's anchors
-	scratch [2][]byte  // refangLine's buffers
-	inv     []byte     // dropInvisibleInWords's buffer
+	resume  int         // where scanning resumes after refang
+	anchors anchorScan  // the line's anchors
+	win     *lineWindow // searchLines's masks
+	scratch [2][]byte   // refangLine's buffers
+	inv     []byte      // dropInvisibleInWords's buffer
 	// invisible: the text being processed holds an invisible character
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
@@ -137,14 +138,20 @@ var anchor = func() (a [256]bool) {
 }()
 
 func (e *extractor) processLine(raw []byte) {
+	e.lineIn(raw, nil, 0)
+}
+
+// lineIn is processLine for a line whose anchors masks holds from bit off
+// of masks[0] on (a lineWindow's), or has yet to find (nil).
+func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 	if e.controls {
 		if r := dropTerminalControls(raw, e.ctl); len(r) != len(raw) {
-			raw, e.ctl = r, r
+			raw, e.ctl, masks = r, r, nil
 		}
 	}
 	if e.invisible {
 		if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
-			raw, e.inv = r, r
+			raw, e.inv, masks = r, r, nil
 		}
 	}
 	e.l = raw
@@ -153,7 +160,11 @@ func (e *extractor) processLine(raw []byte) {
 	l := raw
 	n := len(l)
 	done := 0 // l[:done] is dealt with
-	e.anchors.reset(l)
+	if masks == nil {
+		e.anchors.reset(l)
+	} else {
+		e.anchors.hold(l, masks, off)
+	}
 	for i := 0; i < n; {
 		start := i // == done: l[start:i] holds no anchor below
 		if j, ok := e.anchors.held(i); ok {

@@ -138,25 +138,34 @@ func nextSepStart[T string | []byte](s T, i int) int {
 // a call.
 type anchorScan struct {
 	l     []byte
-	masks []uint64 // bit k of masks[w] for l[64w+k]; the last word's bits past the line clear
+	masks []uint64 // bit k of masks[w] for l[64w+k-off]; the bits past the line clear, or those of the lines after it
+	off   uint     // where l starts in masks[0]: 0, or below 64 for a line of a window (hold)
+	own   []uint64 // what reset fills in
 }
 
 // reset starts on line l.
 func (a *anchorScan) reset(l []byte) {
-	a.l = l
+	a.l, a.off = l, 0
 	if !vectorScan || len(l) == 0 {
-		a.masks = a.masks[:0]
+		a.masks = a.own[:0]
 		return
 	}
-	if w := (len(l) + 63) >> 6; w <= cap(a.masks) {
-		a.masks = a.masks[:w]
+	if w := (len(l) + 63) >> 6; w <= cap(a.own) {
+		a.own = a.own[:w]
 	} else {
-		a.masks = make([]uint64, w, w+w/4)
+		a.own = make([]uint64, w, w+w/4)
 	}
+	a.masks = a.own
 	maskBlocks(&l[0], len(l), &anchorNibbles, &a.masks[0])
 }
 
-// next is nextAnchor(a.l, i).
+// hold starts on line l, whose anchors masks holds already from bit off
+// of masks[0] on (a lineWindow's).
+func (a *anchorScan) hold(l []byte, masks []uint64, off uint) {
+	a.l, a.masks, a.off = l, masks, off
+}
+
+// next is nextAnchor(a.l, i), or an index past the line.
 func (a *anchorScan) next(i int) int {
 	if j, ok := a.held(i); ok {
 		return j
@@ -167,8 +176,9 @@ func (a *anchorScan) next(i int) int {
 // held is next when the word holding l[i] has an anchor at or after it;
 // small enough to be inlined into processLine.
 func (a *anchorScan) held(i int) (int, bool) {
-	if w := uint(i) >> 6; w < uint(len(a.masks)) {
-		if m := a.masks[w] >> (uint(i) & 63); m != 0 {
+	k := uint(i) + a.off
+	if w := k >> 6; w < uint(len(a.masks)) {
+		if m := a.masks[w] >> (k & 63); m != 0 {
 			return i + bits.TrailingZeros64(m), true
 		}
 	}
@@ -180,9 +190,9 @@ func (a *anchorScan) refill(i int) int {
 	if !vectorScan {
 		return nextAnchorSWAR(a.l, i)
 	}
-	for w := i>>6 + 1; w < len(a.masks); w++ {
+	for w := (uint(i)+a.off)>>6 + 1; w < uint(len(a.masks)); w++ {
 		if m := a.masks[w]; m != 0 {
-			return w<<6 + bits.TrailingZeros64(m)
+			return int(w<<6 + uint(bits.TrailingZeros64(m)) - a.off)
 		}
 	}
 	return len(a.l)

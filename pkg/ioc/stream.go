@@ -208,6 +208,10 @@ type block struct {
 }
 
 func (e *extractor) processBlock(b *block) {
+	if vectorScan && !b.piece && !b.ended {
+		e.searchLines(b.buf)
+		return
+	}
 	e.invisible, e.controls = blockFlags(b.buf)
 	if b.piece {
 		e.processLine(b.buf)

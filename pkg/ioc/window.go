@@ -1,0 +1,102 @@
+package ioc
+
+import (
+	"bytes"
+	"math/bits"
+)
+
+// With the vector scan, processBlock finds a block's line ends and its
+// anchors in one pass over each windowLen bytes (maskLines), instead of a
+// bytes.IndexByte per line and then a maskBlocks call per line: the lines
+// of a report are short (a hundred bytes or so), and each of those calls
+// cost more to set up than the bytes of one line take. A window is small
+// enough to stay in the cache and to bound memory; the line it cuts at its
+// end is looked at again, from its start, by the next window.
+
+// windowLen is how many bytes of a block maskLines looks at in one call.
+const windowLen = 16 << 10
+
+// lineWindow holds, for windowLen bytes of text from some start, the
+// anchors' and the line ends' bits: bit k of anchors[w] for text[64w+k].
+type lineWindow struct {
+	anchors [windowLen / 64]uint64
+	ends    [windowLen / 64]uint64
+}
+
+// lineNibbles is anchorNibbles with bit 7 for NUL, ESC and the few bytes
+// that share their nibbles (0x0b, 0x10): maskLines tells a text that may
+// hold a control (hasControls) by it, and its anchors by the other bits.
+// No anchor is below 0x20, so no byte's lookup has both.
+var lineNibbles = func() nibbleTable {
+	t := anchorNibbles
+	if t[16] != 0 || t[17] != 0 {
+		panic("ioc: an anchor below 0x20")
+	}
+	for _, x := range t {
+		if x&0x80 != 0 {
+			panic("ioc: the anchor table uses bit 7")
+		}
+	}
+	for _, c := range []byte{0, 0x1b} {
+		t[c&15] |= 0x80
+		t[16+c>>4] |= 0x80
+	}
+	return t
+}()
+
+// searchLines is processBlock's loop over the lines of text with the
+// vector scan: the lines that end in a window are processed with the
+// window's anchors; the line a window cuts starts the next window. The
+// block's flags (blockFlags) are read only once a window holds a byte
+// that may set one: the lines before it hold none of the bytes
+// dropTerminalControls and dropInvisibleInWords drop, so they read the
+// same with either flag.
+func (e *extractor) searchLines(text []byte) {
+	e.invisible, e.controls = false, false
+	known := false
+	if e.win == nil {
+		e.win = new(lineWindow)
+	}
+	win := e.win
+	for s := 0; s < len(text); {
+		c := min(len(text)-s, windowLen)
+		if maskLines(&text[s], c, &lineNibbles, &win.anchors[0], &win.ends[0]) && !known {
+			e.invisible, e.controls = blockFlags(text)
+			known = true
+		}
+		words := (c + 63) >> 6
+		a := 0 // where the next line starts in the window
+		for w := 0; w < words && w < len(win.ends); w++ {
+			for m := win.ends[w]; m != 0; m &= m - 1 {
+				end := w<<6 + bits.TrailingZeros64(m)
+				e.lineIn(text[s+a:s+end+1], win.anchors[a>>6:w+1], uint(a&63))
+				a = end + 1
+			}
+		}
+		if s+c == len(text) {
+			if a < c { // the last line, without its '\n'
+				e.lineIn(text[s+a:], win.anchors[a>>6:words], uint(a&63))
+			}
+			return
+		}
+		if a > 0 {
+			s += a
+			continue
+		}
+		// A line longer than the window: found and processed as before.
+		if !known {
+			e.invisible, e.controls = blockFlags(text)
+			known = true
+		}
+		line := text[s:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if len(line) >= maxLine {
+			e.long = cutLong(line, e.long, e.processLine)
+		} else {
+			e.processLine(line)
+		}
+		s += len(line)
+	}
+}
