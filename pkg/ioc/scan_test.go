@@ -54,6 +54,7 @@ func checkScans(t *testing.T, l []byte) {
 		}
 		if s.name == "anchor" {
 			checkAnchorScan(t, l)
+			checkMaskLines(t, l)
 		} else {
 			checkSpanScan(t, l)
 			checkSpanScan(t, string(l))
