@@ -60,6 +60,7 @@ type extractor struct {
 	resume  int         // where scanning resumes after refang
 	anchors anchorScan  // the line's anchors
 	win     *lineWindow // searchLines's masks
+	cur     lineCursor  // searchLines's lines
 	scratch [2][]byte   // refangLine's buffers
 	inv     []byte      // dropInvisibleInWords's buffer
 	// invisible: the text being processed holds an invisible character
@@ -142,85 +143,96 @@ func (e *extractor) processLine(raw []byte) {
 }
 
 // lineIn is processLine for a line whose anchors masks holds from bit off
-// of masks[0] on (a lineWindow's), or has yet to find (nil).
+// of masks[0] on (a lineWindow's), or has yet to find (nil); then, while
+// e.cur is on, for each line after it that ends in the window.
 func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
-	if e.controls {
-		if r := dropTerminalControls(raw, e.ctl); len(r) != len(raw) {
-			raw, e.ctl, masks = r, r, nil
-		}
-	}
-	if e.invisible {
-		if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
-			raw, e.inv, masks = r, r, nil
-		}
-	}
-	e.l = raw
-	e.marks = e.marks[:0]
-	refanged := false
-	l := raw
-	n := len(l)
-	done := 0 // l[:done] is dealt with
-	if masks == nil {
-		e.anchors.reset(l)
-	} else {
-		e.anchors.hold(l, masks, off)
-	}
-	for i := 0; i < n; {
-		start := i // == done: l[start:i] holds no anchor below
-		if j, ok := e.anchors.held(i); ok {
-			i = j
-		} else {
-			i = e.anchors.refill(i)
-		}
-		if i >= n {
-			break
-		}
-		if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-start < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, start, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
-			// A word that ends a sentence ("report."): its token is the
-			// dot and the letters before it, short, with no digit, defang
-			// or other punctuation, so it is no candidate. When the anchor
-			// before is far, the word's start is looked for, and what
-			// follows must start no defang (defangAfter).
-			i++
-			done = i
-			continue
-		}
-		if quietAnchor[l[i]] {
-			if t, ok := e.quietToken(i, done); ok {
-				i, done = t, t
-				continue
+	for {
+		if e.controls {
+			if r := dropTerminalControls(raw, e.ctl); len(r) != len(raw) {
+				raw, e.ctl, masks = r, r, nil
 			}
 		}
-		if !refanged && mayDefangAt(l, i) && e.defangCase(i) {
-			l, n, refanged = e.refang(raw, done), len(e.l), true
-			i, done = e.resume, e.resume
-			e.anchors.reset(l)
-			continue
+		if e.invisible {
+			if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
+				raw, e.inv, masks = r, r, nil
+			}
 		}
-		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-			s, t, defanged, worth, label := e.scanToken(i, done, !refanged)
-			if defanged {
+		e.l = raw
+		e.marks = e.marks[:0]
+		refanged := false
+		l := raw
+		n := len(l)
+		done := 0 // l[:done] is dealt with
+		if masks == nil {
+			e.anchors.reset(l)
+		} else {
+			e.anchors.hold(l, masks, off)
+		}
+		for i := 0; i < n; {
+			start := i // == done: l[start:i] holds no anchor below
+			if vectorScan {
+				i = e.anchors.next(i)
+			} else {
+				i = nextAnchorSWAR(l, i)
+			}
+			if i >= n {
+				break
+			}
+			if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-start < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, start, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
+				// A word that ends a sentence ("report."): its token is the
+				// dot and the letters before it, short, with no digit, defang
+				// or other punctuation, so it is no candidate. When the anchor
+				// before is far, the word's start is looked for, and what
+				// follows must start no defang (defangAfter).
+				i++
+				done = i
+				continue
+			}
+			if quietAnchor[l[i]] {
+				if t, ok := e.quietToken(i, done); ok {
+					i, done = t, t
+					continue
+				}
+			}
+			if !refanged && mayDefangAt(l, i) && e.defangCase(i) {
 				l, n, refanged = e.refang(raw, done), len(e.l), true
 				i, done = e.resume, e.resume
 				e.anchors.reset(l)
 				continue
 			}
-			if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
-				worth = false
-			}
-			if worth {
-				if label {
-					e.labelWord(s, t)
-				} else {
-					e.token(s, t)
+			if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
+				s, t, defanged, worth, label := e.scanToken(i, done, !refanged)
+				if defanged {
+					l, n, refanged = e.refang(raw, done), len(e.l), true
+					i, done = e.resume, e.resume
+					e.anchors.reset(l)
+					continue
+				}
+				if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
+					worth = false
+				}
+				if worth {
+					if label {
+						e.labelWord(s, t)
+					} else {
+						e.token(s, t)
+					}
+				}
+				if t > i {
+					i = t - 1
 				}
 			}
-			if t > i {
-				i = t - 1
-			}
+			i++
+			done = i
 		}
-		i++
-		done = i
+		if !e.cur.on {
+			return
+		}
+		a, end, ok := e.cur.next(e.win)
+		if !ok {
+			return
+		}
+		raw, masks, off = e.cur.text[a:end+1], e.win.anchors[a>>6:end>>6+1], uint(a&63)
 	}
 }
 

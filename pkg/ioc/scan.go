@@ -165,35 +165,19 @@ func (a *anchorScan) hold(l []byte, masks []uint64, off uint) {
 	a.l, a.masks, a.off = l, masks, off
 }
 
-// next is nextAnchor(a.l, i), or an index past the line.
+// next is nextAnchor(a.l, i), or an index past the line (an anchor of a
+// line after it in the window). It walks the masks word by word with no
+// call, and is small enough to be inlined into processLine: it is asked
+// every few bytes (they are a few bytes apart in prose: "e.g.", "2.1.0",
+// "(see"), and most answers are in the word at hand. Only with the
+// vector scan: else nextAnchorSWAR(a.l, i) is next.
 func (a *anchorScan) next(i int) int {
-	if j, ok := a.held(i); ok {
-		return j
-	}
-	return a.refill(i)
-}
-
-// held is next when the word holding l[i] has an anchor at or after it;
-// small enough to be inlined into processLine.
-func (a *anchorScan) held(i int) (int, bool) {
 	k := uint(i) + a.off
-	if w := k >> 6; w < uint(len(a.masks)) {
+	for w := k >> 6; w < uint(len(a.masks)); w++ {
 		if m := a.masks[w] >> (k & 63); m != 0 {
-			return i + bits.TrailingZeros64(m), true
+			return int(k + uint(bits.TrailingZeros64(m)) - a.off)
 		}
-	}
-	return 0, false
-}
-
-// refill is next past the word held: the words after it.
-func (a *anchorScan) refill(i int) int {
-	if !vectorScan {
-		return nextAnchorSWAR(a.l, i)
-	}
-	for w := (uint(i)+a.off)>>6 + 1; w < uint(len(a.masks)); w++ {
-		if m := a.masks[w]; m != 0 {
-			return int(w<<6 + uint(bits.TrailingZeros64(m)) - a.off)
-		}
+		k = (w + 1) << 6
 	}
 	return len(a.l)
 }

@@ -65,14 +65,14 @@ func (e *extractor) searchLines(text []byte) {
 			known = true
 		}
 		words := (c + 63) >> 6
-		a := 0 // where the next line starts in the window
-		for w := 0; w < words && w < len(win.ends); w++ {
-			for m := win.ends[w]; m != 0; m &= m - 1 {
-				end := w<<6 + bits.TrailingZeros64(m)
-				e.lineIn(text[s+a:s+end+1], win.anchors[a>>6:w+1], uint(a&63))
-				a = end + 1
-			}
+		cur := &e.cur
+		cur.text, cur.w, cur.m, cur.words, cur.a = text[s:s+c], 0, win.ends[0], min(words, len(win.ends)), 0
+		if a, end, ok := cur.next(win); ok {
+			cur.on = true
+			e.lineIn(cur.text[a:end+1], win.anchors[a>>6:end>>6+1], uint(a&63)) // and the window's other lines
+			cur.on = false
 		}
+		a := cur.a // where the next line starts in the window
 		if s+c == len(text) {
 			if a < c { // the last line, without its '\n'
 				e.lineIn(text[s+a:], win.anchors[a>>6:words], uint(a&63))
@@ -99,4 +99,32 @@ func (e *extractor) searchLines(text []byte) {
 		}
 		s += len(line)
 	}
+}
+
+// lineCursor walks the lines that end in a window, for lineIn: it goes on
+// to the next line itself (while on), without a return and a call per
+// line.
+type lineCursor struct {
+	on    bool
+	text  []byte // the window's bytes
+	w     int    // the word of ends being read
+	m     uint64 // its bits not yet taken
+	words int    // how many words of ends the window fills
+	a     int    // where the next line starts in text
+}
+
+// next returns where the next line that ends in the window starts and
+// where its '\n' is; false when there is none.
+func (c *lineCursor) next(win *lineWindow) (a, end int, ok bool) {
+	m, w := c.m, uint(c.w)
+	for m == 0 {
+		w++
+		if w >= uint(c.words) {
+			return 0, 0, false
+		}
+		m = win.ends[w%uint(len(win.ends))]
+	}
+	a, end = c.a, int(w<<6)+bits.TrailingZeros64(m)
+	c.m, c.w, c.a = m&(m-1), int(w), end+1
+	return a, end, true
 }
