@@ -244,7 +244,13 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 // so scanning them again would only find what was found already.
 func (e *extractor) refang(raw []byte, done int) []byte {
 	e.l = refangLine(raw, &e.marks, &e.scratch)
-	p := min(done, commonPrefix(raw, e.l))
+	// Where raw and e.l first differ, up to done: most often they do not
+	// before it (the token that holds the defang starts there), which one
+	// vectorized comparison tells.
+	p := min(done, len(raw), len(e.l))
+	if !bytes.Equal(raw[:p], e.l[:p]) {
+		p = commonPrefix(raw[:p], e.l)
+	}
 	for _, m := range e.marks {
 		p = min(p, m)
 	}
