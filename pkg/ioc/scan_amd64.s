@@ -48,7 +48,7 @@
 
 // LINES64 is maskLines's work on the 64 bytes in Y0 and Y2: the line
 // ends in R12, the set's bytes in AX (lookups positive as signed bytes),
-// the bytes and their lookups or-ed into Y9. It needs TABLES, '\n' in
+// the lookups or-ed into Y9. It needs TABLES, '\n' in
 // every byte of Y8, and uses Y10, Y11, R13 and CX.
 #define LINES64 \
 	VPCMPEQB Y8, Y0, Y10; \
@@ -57,8 +57,6 @@
 	VPMOVMSKB Y11, R13; \
 	SHLQ $32, R13; \
 	ORQ  R13, R12; \
-	VPOR Y0, Y9, Y9; \
-	VPOR Y2, Y9, Y9; \
 	NIBBLES64; \
 	VPOR Y0, Y9, Y9; \
 	VPOR Y2, Y9, Y9; \
@@ -186,10 +184,11 @@ done:
 //
 // maskBlocks for a text of lines, with the line ends besides: the bytes
 // of t's set among p[:n] as bit masks in anchors, the '\n' bytes in ends,
-// 64 bytes to a word of each. t holds its set in bits 0 to 6 and a rough
+// 64 bytes to a word of each. t holds its set in bits 0 to 6, and a rough
 // set of controls in bit 7 (see lineNibbles): a byte is in the set when
 // its lookup is positive as a signed byte. odd tells that the bytes read
-// hold a byte of that rough set or a non-ASCII byte: the last load may
+// hold a byte whose lookup has bit 6 or 7 (with lineNibbles, a byte of
+// that rough set or a non-ASCII byte): the last load may
 // read up to 63 bytes around p[:n] (in p's page, as maskBlocks's does),
 // which odd counts too, so it may be true for bytes outside p[:n], never
 // false for one inside. n must be at least 1.
@@ -203,21 +202,26 @@ TEXT ·maskLines(SB), NOSPLIT, $0-41
 	MOVL $0x0a0a0a0a, AX
 	MOVD AX, X8
 	VPBROADCASTD X8, Y8            // '\n' in every byte
-	VPXOR Y9, Y9, Y9               // the bytes and lookups, or-ed: bit 7 is odd
+	VPXOR Y9, Y9, Y9               // the lookups, or-ed: bits 6 and 7 are odd
+
+	MOVQ BX, R8
+	SHRQ $6, R8                    // whole blocks of 64
+	JZ   mtail
+	XORQ R10, R10                  // the word written
 
 mloop:
-	CMPQ BX, $64
-	JB   mtail
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y2
 	LINES64
-	MOVQ AX, (DI)
-	MOVQ R12, (R11)
+	MOVQ AX, (DI)(R10*8)
+	MOVQ R12, (R11)(R10*8)
 	ADDQ $64, SI
-	ADDQ $8, DI
-	ADDQ $8, R11
-	SUBQ $64, BX
-	JMP  mloop
+	INCQ R10
+	CMPQ R10, R8
+	JB   mloop
+	LEAQ (DI)(R10*8), DI
+	LEAQ (R11)(R10*8), R11
+	ANDQ $63, BX
 
 mtail:
 	TESTQ BX, BX
@@ -257,6 +261,8 @@ mstore:
 	MOVQ R12, (R11)
 
 mdone:
+	VPSLLW $1, Y9, Y10             // bit 6 to bit 7
+	VPOR Y10, Y9, Y9
 	VPMOVMSKB Y9, AX
 	TESTL AX, AX
 	SETNE odd+40(FP)

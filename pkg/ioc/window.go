@@ -23,19 +23,32 @@ type lineWindow struct {
 	ends    [windowLen / 64]uint64
 }
 
-// lineNibbles is anchorNibbles with bit 7 for NUL, ESC and the few bytes
-// that share their nibbles (0x0b, 0x10): maskLines tells a text that may
-// hold a control (hasControls) by it, and its anchors by the other bits.
-// No anchor is below 0x20, so no byte's lookup has both.
+// lineNibbles is anchorNibbles with bit 6 for the bytes that are not
+// ASCII (all anchors, a row of their own in the table) and bit 7 for NUL,
+// ESC and the few bytes that share their nibbles (0x0b, 0x10): maskLines
+// tells a text that may hold a control (hasControls) or an invisible
+// character (hasInvisible) by those two bits, and its anchors by a lookup
+// that is positive as a signed byte. No anchor is below 0x20, so no
+// byte's lookup has bit 7 with another.
 var lineNibbles = func() nibbleTable {
 	t := anchorNibbles
 	if t[16] != 0 || t[17] != 0 {
 		panic("ioc: an anchor below 0x20")
 	}
-	for _, x := range t {
-		if x&0x80 != 0 {
-			panic("ioc: the anchor table uses bit 7")
+	b := t[16+8] // the non-ASCII rows' bit
+	for h := 8; h < 16; h++ {
+		if t[16+h] != b || b&(b-1) != 0 {
+			panic("ioc: the non-ASCII rows are not one row of one bit")
 		}
+		t[16+h] = 0x40
+	}
+	for h := range 8 {
+		if t[16+h]&(b|0xc0) != 0 {
+			panic("ioc: the non-ASCII rows' bit in an ASCII row, or bit 6 or 7 in use")
+		}
+	}
+	for l := range 16 {
+		t[l] = t[l]&^b | 0x40
 	}
 	for _, c := range []byte{0, 0x1b} {
 		t[c&15] |= 0x80

@@ -39,7 +39,8 @@ func checkMaskLines(t *testing.T, l []byte) {
 }
 
 // TestLineNibbles: the anchors in bits 0 to 6 of lineNibbles's lookups,
-// exactly; bit 7 for NUL and ESC, and for no byte from 0x20 on.
+// exactly; bit 6 for the bytes that are not ASCII; bit 7 for NUL and ESC,
+// and for no byte from 0x20 on.
 func TestLineNibbles(t *testing.T) {
 	for c := range 256 {
 		x := lineNibbles[c&15] & lineNibbles[16+c>>4]
@@ -48,6 +49,9 @@ func TestLineNibbles(t *testing.T) {
 		}
 		if ctl := x&0x80 != 0; ctl != (c < 0x20 && (c&15 == 0 || c&15 == 0xb)) {
 			t.Errorf("byte %#x: bit 7 %v", c, ctl)
+		}
+		if wide := x&0x40 != 0; wide != (c >= 0x80) {
+			t.Errorf("byte %#x: bit 6 %v", c, wide)
 		}
 	}
 }
