@@ -169,7 +169,7 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 			e.anchors.hold(l, masks, off)
 		}
 		for i := 0; i < n; {
-			start := i // == done: l[start:i] holds no anchor below
+			// i == done here: l[done:i] holds no anchor below.
 			if vectorScan {
 				i = e.anchors.next(i)
 			} else {
@@ -178,7 +178,7 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 			if i >= n {
 				break
 			}
-			if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-start < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, start, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
+			if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-done < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, done, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
 				// A word that ends a sentence ("report."): its token is the
 				// dot and the letters before it, short, with no digit, defang
 				// or other punctuation, so it is no candidate. When the anchor
