@@ -166,7 +166,7 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 		if masks == nil {
 			e.anchors.reset(l)
 		} else {
-			e.anchors.hold(l, masks, off)
+			e.anchors.hold(n, masks, off)
 		}
 		for i := 0; i < n; {
 			// i == done here: l[done:i] holds no anchor below.

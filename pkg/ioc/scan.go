@@ -137,7 +137,7 @@ func nextSepStart[T string | []byte](s T, i int) int {
 // "2.1.0", "(see"), and most asks are then a shift and a count away, not
 // a call.
 type anchorScan struct {
-	l     []byte
+	n     int      // the line's length
 	masks []uint64 // bit k of masks[w] for l[64w+k-off]; the bits past the line clear, or those of the lines after it
 	off   uint     // where l starts in masks[0]: 0, or below 64 for a line of a window (hold)
 	own   []uint64 // what reset fills in
@@ -145,7 +145,7 @@ type anchorScan struct {
 
 // reset starts on line l.
 func (a *anchorScan) reset(l []byte) {
-	a.l, a.off = l, 0
+	a.n, a.off = len(l), 0
 	if !vectorScan || len(l) == 0 {
 		a.masks = a.own[:0]
 		return
@@ -159,18 +159,18 @@ func (a *anchorScan) reset(l []byte) {
 	maskBlocks(&l[0], len(l), &anchorNibbles, &a.masks[0])
 }
 
-// hold starts on line l, whose anchors masks holds already from bit off
-// of masks[0] on (a lineWindow's).
-func (a *anchorScan) hold(l []byte, masks []uint64, off uint) {
-	a.l, a.masks, a.off = l, masks, off
+// hold starts on a line of n bytes whose anchors masks holds already from
+// bit off of masks[0] on (a lineWindow's).
+func (a *anchorScan) hold(n int, masks []uint64, off uint) {
+	a.n, a.masks, a.off = n, masks, off
 }
 
-// next is nextAnchor(a.l, i), or an index past the line (an anchor of a
+// next is nextAnchor(l, i) for the line l started on, or an index past the line (an anchor of a
 // line after it in the window). It walks the masks word by word with no
 // call, and is small enough to be inlined into processLine: it is asked
 // every few bytes (they are a few bytes apart in prose: "e.g.", "2.1.0",
 // "(see"), and most answers are in the word at hand. Only with the
-// vector scan: else nextAnchorSWAR(a.l, i) is next.
+// vector scan: else nextAnchorSWAR(l, i) is next.
 func (a *anchorScan) next(i int) int {
 	k := uint(i) + a.off
 	for w := k >> 6; w < uint(len(a.masks)); w++ {
@@ -179,7 +179,7 @@ func (a *anchorScan) next(i int) int {
 		}
 		k = (w + 1) << 6
 	}
-	return len(a.l)
+	return a.n
 }
 
 // spanScan finds the bytes of a set in a text in turn, like anchorScan,
