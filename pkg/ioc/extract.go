@@ -57,12 +57,13 @@ type extractor struct {
 	vals   []byte      // their normalized values, back to back
 	hashes []hash128   // the hashes of the first of them, if computed (hashFound)
 
-	resume  int         // where scanning resumes after refang
-	anchors anchorScan  // the line's anchors
-	win     *lineWindow // searchLines's masks
-	cur     lineCursor  // searchLines's lines
-	scratch [2][]byte   // refangLine's buffers
-	inv     []byte      // dropInvisibleInWords's buffer
+	// refanged: l is the line refanged (refang), not the line as read.
+	refanged bool
+	anchors  anchorScan  // the line's anchors
+	win      *lineWindow // searchLines's masks
+	cur      lineCursor  // searchLines's lines
+	scratch  [2][]byte   // refangLine's buffers
+	inv      []byte      // dropInvisibleInWords's buffer
 	// invisible: the text being processed holds an invisible character
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
@@ -159,17 +160,20 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 		}
 		e.l = raw
 		e.marks = e.marks[:0]
-		refanged := false
-		l := raw
-		n := len(l)
+		e.refanged = false
 		done := 0 // l[:done] is dealt with
 		if masks == nil {
-			e.anchors.reset(l)
+			e.anchors.reset(raw)
 		} else {
-			e.anchors.hold(n, masks, off)
+			e.anchors.hold(len(raw), masks, off)
 		}
-		for i := 0; i < n; {
-			// i == done here: l[done:i] holds no anchor below.
+		for i := 0; ; {
+			// i == done here: l[done:i] holds no anchor below. The line
+			// and whether it is refanged are read from e each time round:
+			// a value the loop may change would be stored at its head
+			// each time round, to be there after the calls below.
+			l := e.l
+			n := len(l)
 			if vectorScan {
 				i = e.anchors.next(i)
 			} else {
@@ -194,18 +198,16 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 					continue
 				}
 			}
-			if !refanged && mayDefangAt(l, i) && e.defangCase(i) {
-				l, n, refanged = e.refang(raw, done), len(e.l), true
-				i, done = e.resume, e.resume
-				e.anchors.reset(l)
+			if !e.refanged && mayDefangAt(l, i) && e.defangCase(i) {
+				i = e.refang(raw, done)
+				done = i
 				continue
 			}
 			if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-				s, t, defanged, worth, label := e.scanToken(i, done, !refanged)
+				s, t, defanged, worth, label := e.scanToken(i, done, !e.refanged)
 				if defanged {
-					l, n, refanged = e.refang(raw, done), len(e.l), true
-					i, done = e.resume, e.resume
-					e.anchors.reset(l)
+					i = e.refang(raw, done)
+					done = i
 					continue
 				}
 				if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
@@ -237,13 +239,14 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 }
 
 // refang refangs the line once a defang is seen in it, when raw[:done] has
-// been dealt with, and sets e.resume to where scanning goes on in the
-// refanged line: the start of the token holding the first byte refang
+// been dealt with, starts the anchor scan on the refanged line and
+// returns where scanning goes on in it: the start of the token holding the first byte refang
 // changed, or of the one holding raw[done], whichever comes first. The
 // tokens before it are the same bytes in both lines (and hold no mark),
 // so scanning them again would only find what was found already.
-func (e *extractor) refang(raw []byte, done int) []byte {
-	e.l = refangLine(raw, &e.marks, &e.scratch)
+func (e *extractor) refang(raw []byte, done int) int {
+	e.l, e.refanged = refangLine(raw, &e.marks, &e.scratch), true
+	e.anchors.reset(e.l)
 	// Where raw and e.l first differ, up to done: most often they do not
 	// before it (the token that holds the defang starts there), which one
 	// vectorized comparison tells.
@@ -259,8 +262,7 @@ func (e *extractor) refang(raw []byte, done int) []byte {
 	for p > 0 && (e.l[p-1] >= utf8.RuneSelf || class[e.l[p-1]]&cHard == 0) {
 		p--
 	}
-	e.resume = p
-	return e.l
+	return p
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.
