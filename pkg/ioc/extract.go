@@ -161,17 +161,18 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 		e.l = raw
 		e.marks = e.marks[:0]
 		e.refanged = false
-		done := 0 // l[:done] is dealt with
 		if masks == nil {
 			e.anchors.reset(raw)
 		} else {
 			e.anchors.hold(len(raw), masks, off)
 		}
 		for i := 0; ; {
-			// i == done here: l[done:i] holds no anchor below. The line
-			// and whether it is refanged are read from e each time round:
-			// a value the loop may change would be stored at its head
-			// each time round, to be there after the calls below.
+			// l[:done] is dealt with, and l[done:i] holds no anchor below.
+			// The line and whether it is refanged are read from e each
+			// time round, and done is i here: a value the loop may change
+			// would be stored at its head each time round, to be there
+			// after the calls below.
+			done := i
 			l := e.l
 			n := len(l)
 			if vectorScan {
@@ -189,25 +190,22 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 				// before is far, the word's start is looked for, and what
 				// follows must start no defang (defangAfter).
 				i++
-				done = i
 				continue
 			}
 			if quietAnchor[l[i]] {
 				if t, ok := e.quietToken(i, done); ok {
-					i, done = t, t
+					i = t
 					continue
 				}
 			}
 			if !e.refanged && mayDefangAt(l, i) && e.defangCase(i) {
 				i = e.refang(raw, done)
-				done = i
 				continue
 			}
 			if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
 				s, t, defanged, worth, label := e.scanToken(i, done, !e.refanged)
 				if defanged {
 					i = e.refang(raw, done)
-					done = i
 					continue
 				}
 				if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
@@ -225,7 +223,6 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 				}
 			}
 			i++
-			done = i
 		}
 		if !e.cur.on {
 			return
