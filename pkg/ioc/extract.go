@@ -231,7 +231,8 @@ func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
 		if !ok {
 			return
 		}
-		raw, masks, off = e.cur.text[a:end+1], e.win.anchors[a>>6:end>>6+1], uint(a&63)
+		raw, masks = e.cur.line(e.win, a, end)
+		off = uint(a & 63)
 	}
 }
 

@@ -3,6 +3,7 @@ package ioc
 import (
 	"bytes"
 	"math/bits"
+	"unsafe"
 )
 
 // With the vector scan, processBlock finds a block's line ends and its
@@ -140,4 +141,13 @@ func (c *lineCursor) next(win *lineWindow) (a, end int, ok bool) {
 	a, end = c.a, int(w<<6)+bits.TrailingZeros64(m)
 	c.m, c.w, c.a = m&(m-1), int(w), end+1
 	return a, end, true
+}
+
+// line is the line from a to the '\n' at end that next returned, and its
+// anchors' words in win, without the bounds checks and the clamps of
+// slicing: next's answers are in the window (a <= end < len(text)).
+func (c *lineCursor) line(win *lineWindow, a, end int) ([]byte, []uint64) {
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(c.text)), a)
+	w := uint(a) >> 6 % uint(len(win.anchors))
+	return unsafe.Slice((*byte)(p), end+1-a), unsafe.Slice(&win.anchors[w], uint(end)>>6+1-w)
 }
