@@ -257,7 +257,7 @@ func (e *extractor) refang(raw []byte, done int) int {
 	}
 	// Back to just after a hard ASCII separator, where every token scan,
 	// whatever it started from, stops.
-	for p > 0 && (e.l[p-1] >= utf8.RuneSelf || class[e.l[p-1]]&cHard == 0) {
+	for l := e.l[:p]; p > 0 && (l[p-1] >= utf8.RuneSelf || class[l[p-1]]&cHard == 0); {
 		p--
 	}
 	return p
