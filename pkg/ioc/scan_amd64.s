@@ -34,17 +34,33 @@
 	VPAND Y0, Y1, Y0; \
 	VPAND Y2, Y3, Y2
 
+// BITS64 gathers the top bits of the 64 bytes of lo and hi (32 each) in
+// r, bit k for the k-th byte; it uses t.
+#define BITS64(lo, hi, r, t) \
+	VPMOVMSKB lo, r; \
+	VPMOVMSKB hi, t; \
+	SHLQ $32, t; \
+	ORQ  t, r
+
 // MASK64 is LOOKUP64 as a bit mask in AX, bit k for the k-th byte; Y4
 // must be zero.
 #define MASK64(lo, hi) \
 	LOOKUP64(lo, hi); \
 	VPCMPEQB Y4, Y0, Y0; \
 	VPCMPEQB Y4, Y2, Y2; \
-	VPMOVMSKB Y0, AX; \
-	VPMOVMSKB Y2, CX; \
-	SHLQ $32, CX; \
-	ORQ  CX, AX; \
+	BITS64(Y0, Y2, AX, CX); \
 	NOTQ AX
+
+// TAILADDR puts in R9 where to read the last n%64 bytes from, for the
+// bytes from SI on (BX of them, fewer than 64), without leaving SI's
+// page: SI itself when 64 bytes from it stay in the page, else the 64
+// bytes that end at SI+BX (which then start in the page). It uses R8.
+#define TAILADDR \
+	LEAQ -64(SI)(BX*1), R9; \
+	MOVQ SI, R8; \
+	ANDQ $4095, R8; \
+	CMPQ R8, $4032; \
+	CMOVQLS SI, R9
 
 // LINES64 is maskLines's work on the 64 bytes in Y0 and Y2: the line
 // ends in R12, the set's bytes in AX (lookups positive as signed bytes),
@@ -53,19 +69,13 @@
 #define LINES64 \
 	VPCMPEQB Y8, Y0, Y10; \
 	VPCMPEQB Y8, Y2, Y11; \
-	VPMOVMSKB Y10, R12; \
-	VPMOVMSKB Y11, R13; \
-	SHLQ $32, R13; \
-	ORQ  R13, R12; \
+	BITS64(Y10, Y11, R12, R13); \
 	NIBBLES64; \
 	VPOR Y0, Y9, Y9; \
 	VPOR Y2, Y9, Y9; \
 	VPCMPGTB Y4, Y0, Y0; \
 	VPCMPGTB Y4, Y2, Y2; \
-	VPMOVMSKB Y0, AX; \
-	VPMOVMSKB Y2, CX; \
-	SHLQ $32, CX; \
-	ORQ  CX, AX
+	BITS64(Y0, Y2, AX, CX)
 
 // func skipVector(p *byte, n int, t *nibbleTable) int
 //
@@ -147,17 +157,7 @@ loop:
 tail:
 	TESTQ BX, BX
 	JZ    done
-	MOVQ  SI, R8
-	ANDQ  $4095, R8
-	CMPQ  R8, $4032
-	JA    fromend
-	MOVQ  SI, R9                   // the 64 bytes from p[k]
-	JMP   load
-
-fromend:
-	LEAQ  -64(SI)(BX*1), R9        // the 64 bytes that end at p[n]
-
-load:
+	TAILADDR
 	MASK64((R9), 32(R9))
 	CMPQ  R9, SI
 	JEQ   keep
@@ -226,17 +226,7 @@ mloop:
 mtail:
 	TESTQ BX, BX
 	JZ    mdone
-	MOVQ  SI, R8
-	ANDQ  $4095, R8
-	CMPQ  R8, $4032
-	JA    mfromend
-	MOVQ  SI, R9                   // the 64 bytes from p[k]
-	JMP   mload
-
-mfromend:
-	LEAQ  -64(SI)(BX*1), R9        // the 64 bytes that end at p[n]
-
-mload:
+	TAILADDR
 	VMOVDQU (R9), Y0
 	VMOVDQU 32(R9), Y2
 	LINES64

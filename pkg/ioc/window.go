@@ -102,17 +102,24 @@ func (e *extractor) searchLines(text []byte) {
 			e.invisible, e.controls = blockFlags(text)
 			known = true
 		}
-		line := text[s:]
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i+1]
-		}
-		if len(line) >= maxLine {
-			e.long = cutLong(line, e.long, e.processLine)
-		} else {
-			e.processLine(line)
-		}
-		s += len(line)
+		s += e.firstLine(text[s:])
 	}
+}
+
+// firstLine processes the line text starts with, its '\n' included (or
+// all of text, when it has none), found by bytes.IndexByte, and returns
+// its length: processBlock's way without the vector scan.
+func (e *extractor) firstLine(text []byte) int {
+	line := text
+	if i := bytes.IndexByte(text, '\n'); i >= 0 {
+		line = text[:i+1]
+	}
+	if len(line) >= maxLine {
+		e.long = cutLong(line, e.long, e.processLine)
+	} else {
+		e.processLine(line)
+	}
+	return len(line)
 }
 
 // lineCursor walks the lines that end in a window, for lineIn: it goes on

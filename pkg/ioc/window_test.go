@@ -62,17 +62,7 @@ func TestLineNibbles(t *testing.T) {
 func lineByLine(e *extractor, text []byte) {
 	e.invisible, e.controls = blockFlags(text)
 	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i+1], text[i+1:]
-		} else {
-			text = nil
-		}
-		if len(line) >= maxLine {
-			e.long = cutLong(line, e.long, e.processLine)
-			continue
-		}
-		e.processLine(line)
+		text = text[e.firstLine(text):]
 	}
 }
 
