@@ -57,10 +57,13 @@ type extractor struct {
 	vals   []byte      // their normalized values, back to back
 	hashes []hash128   // the hashes of the first of them, if computed (hashFound)
 
-	resume  int        // where scanning resumes after refang
-	anchors anchorScan // the line's anchors
-	scratch [2][]byte  // refangLine's buffers
-	inv     []byte     // dropInvisibleInWords's buffer
+	// refanged: l is the line refanged (refang), not the line as read.
+	refanged bool
+	anchors  anchorScan  // the line's anchors
+	win      *lineWindow // searchLines's masks
+	cur      lineCursor  // searchLines's lines
+	scratch  [2][]byte   // refangLine's buffers
+	inv      []byte      // dropInvisibleInWords's buffer
 	// invisible: the text being processed holds an invisible character
 	// somewhere (hasInvisible), so each line is looked at for them.
 	invisible bool
@@ -137,101 +140,127 @@ var anchor = func() (a [256]bool) {
 }()
 
 func (e *extractor) processLine(raw []byte) {
-	if e.controls {
-		if r := dropTerminalControls(raw, e.ctl); len(r) != len(raw) {
-			raw, e.ctl = r, r
+	e.lineIn(raw, nil, 0)
+}
+
+// lineIn is processLine for a line whose anchors masks holds from bit off
+// of masks[0] on (a lineWindow's), or has yet to find (nil); then, while
+// e.cur is on, for each line after it that ends in the window.
+func (e *extractor) lineIn(raw []byte, masks []uint64, off uint) {
+	for {
+		if e.controls {
+			if r := dropTerminalControls(raw, e.ctl); len(r) != len(raw) {
+				raw, e.ctl, masks = r, r, nil
+			}
 		}
-	}
-	if e.invisible {
-		if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
-			raw, e.inv = r, r
+		if e.invisible {
+			if r := dropInvisibleInWords(raw, e.inv); len(r) != len(raw) {
+				raw, e.inv, masks = r, r, nil
+			}
 		}
-	}
-	e.l = raw
-	e.marks = e.marks[:0]
-	refanged := false
-	l := raw
-	n := len(l)
-	done := 0 // l[:done] is dealt with
-	e.anchors.reset(l)
-	for i := 0; i < n; {
-		start := i // == done: l[start:i] holds no anchor below
-		if j, ok := e.anchors.held(i); ok {
-			i = j
+		e.l = raw
+		e.marks = e.marks[:0]
+		e.refanged = false
+		if masks == nil {
+			e.anchors.reset(raw)
 		} else {
-			i = e.anchors.refill(i)
+			e.anchors.hold(len(raw), masks, off)
 		}
-		if i >= n {
-			break
-		}
-		if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-start < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, start, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
-			// A word that ends a sentence ("report."): its token is the
-			// dot and the letters before it, short, with no digit, defang
-			// or other punctuation, so it is no candidate. When the anchor
-			// before is far, the word's start is looked for, and what
-			// follows must start no defang (defangAfter).
-			i++
-			done = i
-			continue
-		}
-		if quietAnchor[l[i]] {
-			if t, ok := e.quietToken(i, done); ok {
-				i, done = t, t
+		for i := 0; ; {
+			// l[:done] is dealt with, and l[done:i] holds no anchor below.
+			// The line and whether it is refanged are read from e each
+			// time round, and done is i here: a value the loop may change
+			// would be stored at its head each time round, to be there
+			// after the calls below.
+			done := i
+			l := e.l
+			n := len(l)
+			if vectorScan {
+				i = e.anchors.next(i)
+			} else {
+				i = nextAnchorSWAR(l, i)
+			}
+			if i >= n {
+				break
+			}
+			if l[i] == '.' && (i+1 == n || l[i+1] < utf8.RuneSelf && class[l[i+1]]&cHard != 0) && (i-done < 31 || (i+1 == n || quietEnd[l[i+1]]) && i-wordStart(l, done, i) < 31) && i > 0 && l[i-1] != ' ' && !(opensDot(l[i-1]) && (angleDot(l, i) || bracketDot(l, i))) {
+				// A word that ends a sentence ("report."): its token is the
+				// dot and the letters before it, short, with no digit, defang
+				// or other punctuation, so it is no candidate. When the anchor
+				// before is far, the word's start is looked for, and what
+				// follows must start no defang (defangAfter).
+				i++
 				continue
 			}
-		}
-		if !refanged && mayDefangAt(l, i) && e.defangCase(i) {
-			l, n, refanged = e.refang(raw, done), len(e.l), true
-			i, done = e.resume, e.resume
-			e.anchors.reset(l)
-			continue
-		}
-		if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
-			s, t, defanged, worth, seen := e.scanToken(i, done, !refanged)
-			if defanged {
-				l, n, refanged = e.refang(raw, done), len(e.l), true
-				i, done = e.resume, e.resume
-				e.anchors.reset(l)
-				continue
-			}
-			if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
-				worth = false
-			}
-			if worth {
-				if seen&sOther == 0 {
-					e.labelWord(s, t, seen)
-				} else {
-					e.token(s, t)
+			if quietAnchor[l[i]] {
+				if t, ok := e.quietToken(i, done); ok {
+					i = t
+					continue
 				}
 			}
-			if t > i {
-				i = t - 1
+			if !e.refanged && mayDefangAt(l, i) && e.defangCase(i) {
+				i = e.refang(raw, done)
+				continue
 			}
+			if l[i] >= utf8.RuneSelf || class[l[i]]&cHard == 0 {
+				s, t, defanged, worth, seen := e.scanToken(i, done, !e.refanged)
+				if defanged {
+					i = e.refang(raw, done)
+					continue
+				}
+				if t-s >= 9 && isDigit(l[s]) && e.spacedCVE(s, t) {
+					worth = false
+				}
+				if worth {
+					if seen&sOther == 0 {
+						e.labelWord(s, t, seen)
+					} else {
+						e.token(s, t)
+					}
+				}
+				if t > i {
+					i = t - 1
+				}
+			}
+			i++
 		}
-		i++
-		done = i
+		if !e.cur.on {
+			return
+		}
+		a, end, ok := e.cur.next(e.win)
+		if !ok {
+			return
+		}
+		raw, masks = e.cur.line(e.win, a, end)
+		off = uint(a & 63)
 	}
 }
 
 // refang refangs the line once a defang is seen in it, when raw[:done] has
-// been dealt with, and sets e.resume to where scanning goes on in the
-// refanged line: the start of the token holding the first byte refang
+// been dealt with, starts the anchor scan on the refanged line and
+// returns where scanning goes on in it: the start of the token holding the first byte refang
 // changed, or of the one holding raw[done], whichever comes first. The
 // tokens before it are the same bytes in both lines (and hold no mark),
 // so scanning them again would only find what was found already.
-func (e *extractor) refang(raw []byte, done int) []byte {
-	e.l = refangLine(raw, &e.marks, &e.scratch)
-	p := min(done, commonPrefix(raw, e.l))
+func (e *extractor) refang(raw []byte, done int) int {
+	e.l, e.refanged = refangLine(raw, &e.marks, &e.scratch), true
+	e.anchors.reset(e.l)
+	// Where raw and e.l first differ, up to done: most often they do not
+	// before it (the token that holds the defang starts there), which one
+	// vectorized comparison tells.
+	p := min(done, len(raw), len(e.l))
+	if !bytes.Equal(raw[:p], e.l[:p]) {
+		p = commonPrefix(raw[:p], e.l)
+	}
 	for _, m := range e.marks {
 		p = min(p, m)
 	}
 	// Back to just after a hard ASCII separator, where every token scan,
 	// whatever it started from, stops.
-	for p > 0 && (e.l[p-1] >= utf8.RuneSelf || class[e.l[p-1]]&cHard == 0) {
+	for l := e.l[:p]; p > 0 && (l[p-1] >= utf8.RuneSelf || class[l[p-1]]&cHard == 0); {
 		p--
 	}
-	e.resume = p
-	return e.l
+	return p
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.

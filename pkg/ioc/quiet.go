@@ -87,9 +87,16 @@ func (e *extractor) quietToken(i, done int) (t int, ok bool) {
 // hard byte, or at done. It looks back 32 bytes at most, as far as a caller
 // needs to tell a token shorter than a hash.
 func wordStart(l []byte, done, i int) int {
-	s := i
-	for s > done && i-s < 32 && class[l[s-1]]&cHard == 0 {
-		s--
+	from := max(done, i-32)
+	if from >= i {
+		return i
 	}
-	return s
+	// The bytes looked at as a slice of their own, read from its end: one
+	// test a byte and no bounds check.
+	w := l[from:i]
+	k := len(w)
+	for k > 0 && class[w[k-1]]&cHard == 0 {
+		k--
+	}
+	return from + k
 }

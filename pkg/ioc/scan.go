@@ -137,55 +137,49 @@ func nextSepStart[T string | []byte](s T, i int) int {
 // "2.1.0", "(see"), and most asks are then a shift and a count away, not
 // a call.
 type anchorScan struct {
-	l     []byte
-	masks []uint64 // bit k of masks[w] for l[64w+k]; the last word's bits past the line clear
+	n     int      // the line's length
+	masks []uint64 // bit k of masks[w] for l[64w+k-off]; the bits past the line clear, or those of the lines after it
+	off   uint     // where l starts in masks[0]: 0, or below 64 for a line of a window (hold)
+	own   []uint64 // what reset fills in
 }
 
 // reset starts on line l.
 func (a *anchorScan) reset(l []byte) {
-	a.l = l
+	a.n, a.off = len(l), 0
 	if !vectorScan || len(l) == 0 {
-		a.masks = a.masks[:0]
+		a.masks = a.own[:0]
 		return
 	}
-	if w := (len(l) + 63) >> 6; w <= cap(a.masks) {
-		a.masks = a.masks[:w]
+	if w := (len(l) + 63) >> 6; w <= cap(a.own) {
+		a.own = a.own[:w]
 	} else {
-		a.masks = make([]uint64, w, w+w/4)
+		a.own = make([]uint64, w, w+w/4)
 	}
+	a.masks = a.own
 	maskBlocks(&l[0], len(l), &anchorNibbles, &a.masks[0])
 }
 
-// next is nextAnchor(a.l, i).
+// hold starts on a line of n bytes whose anchors masks holds already from
+// bit off of masks[0] on (a lineWindow's).
+func (a *anchorScan) hold(n int, masks []uint64, off uint) {
+	a.n, a.masks, a.off = n, masks, off
+}
+
+// next is nextAnchor(l, i) for the line l started on, or an index past the line (an anchor of a
+// line after it in the window). It walks the masks word by word with no
+// call, and is small enough to be inlined into processLine: it is asked
+// every few bytes (they are a few bytes apart in prose: "e.g.", "2.1.0",
+// "(see"), and most answers are in the word at hand. Only with the
+// vector scan: else nextAnchorSWAR(l, i) is next.
 func (a *anchorScan) next(i int) int {
-	if j, ok := a.held(i); ok {
-		return j
-	}
-	return a.refill(i)
-}
-
-// held is next when the word holding l[i] has an anchor at or after it;
-// small enough to be inlined into processLine.
-func (a *anchorScan) held(i int) (int, bool) {
-	if w := uint(i) >> 6; w < uint(len(a.masks)) {
-		if m := a.masks[w] >> (uint(i) & 63); m != 0 {
-			return i + bits.TrailingZeros64(m), true
+	k := uint(i) + a.off
+	for w := k >> 6; w < uint(len(a.masks)); w++ {
+		if m := a.masks[w] >> (k & 63); m != 0 {
+			return int(k + uint(bits.TrailingZeros64(m)) - a.off)
 		}
+		k = (w + 1) << 6
 	}
-	return 0, false
-}
-
-// refill is next past the word held: the words after it.
-func (a *anchorScan) refill(i int) int {
-	if !vectorScan {
-		return nextAnchorSWAR(a.l, i)
-	}
-	for w := i>>6 + 1; w < len(a.masks); w++ {
-		if m := a.masks[w]; m != 0 {
-			return w<<6 + bits.TrailingZeros64(m)
-		}
-	}
-	return len(a.l)
+	return a.n
 }
 
 // spanScan finds the bytes of a set in a text in turn, like anchorScan,

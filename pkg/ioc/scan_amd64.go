@@ -21,3 +21,10 @@ func skipVector(p *byte, n int, t *nibbleTable) int
 //
 //go:noescape
 func maskBlocks(p *byte, n int, t *nibbleTable, out *uint64)
+
+// maskLines is maskBlocks with anchors for t's set (bits 0 to 6 of its
+// lookups) and ends for the '\n' bytes, and odd when a byte read may be
+// one of lineNibbles's controls or is not ASCII. n must be at least 1.
+//
+//go:noescape
+func maskLines(p *byte, n int, t *nibbleTable, anchors, ends *uint64) (odd bool)

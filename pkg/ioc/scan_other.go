@@ -9,3 +9,5 @@ const vectorScan = false
 func skipVector(*byte, int, *nibbleTable) int { panic("ioc: no vector scan") }
 
 func maskBlocks(*byte, int, *nibbleTable, *uint64) { panic("ioc: no vector scan") }
+
+func maskLines(*byte, int, *nibbleTable, *uint64, *uint64) bool { panic("ioc: no vector scan") }

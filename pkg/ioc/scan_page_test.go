@@ -34,5 +34,8 @@ func TestMaskBlocksPageEdge(t *testing.T) {
 				t.Fatalf("anchorScan.next(%d) on %q at a page's end = %d, want %d", i, l, got, want)
 			}
 		}
+		checkMaskLines(t, l)
+		copy(l, "\n\x00\x1b\xe2\x80\x8b a.b\n")
+		checkMaskLines(t, l)
 	}
 }

@@ -253,6 +253,10 @@ type block struct {
 }
 
 func (e *extractor) processBlock(b *block) {
+	if vectorScan && !b.piece && !b.ended {
+		e.searchLines(b.buf)
+		return
+	}
 	e.invisible, e.controls = blockFlags(b.buf)
 	if b.piece {
 		e.processLine(b.buf)
@@ -262,19 +266,8 @@ func (e *extractor) processBlock(b *block) {
 		e.long = cutLongEnded(b.buf, e.long, e.processLine)
 		return
 	}
-	text := b.buf
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i+1], text[i+1:]
-		} else {
-			text = nil
-		}
-		if len(line) >= maxLine {
-			e.long = cutLong(line, e.long, e.processLine)
-			continue
-		}
-		e.processLine(line)
+	for text := b.buf; len(text) > 0; {
+		text = text[e.firstLine(text):]
 	}
 }
 
