@@ -1,10 +1,12 @@
 package enrich
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 func TestDetectColumns(t *testing.T) {
@@ -44,7 +46,7 @@ func TestDetectColumns(t *testing.T) {
 			for _, c := range tt.cells {
 				rows = append(rows, []string{"x", c})
 			}
-			cols := DetectColumns([]string{"id", "c"}, rows)
+			cols, _ := DetectColumns([]string{"id", "c"}, rows, nil)
 			switch {
 			case tt.want == "" && len(cols) > 0:
 				t.Errorf("took %+v, want none", cols)
@@ -68,7 +70,7 @@ func TestOpenDetects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, layout, err := Open(strings.NewReader(tt.in), Auto, nil)
+			_, layout, err := Open(strings.NewReader(tt.in), Auto, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +101,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Open(strings.NewReader(tt.in), Auto, tt.names)
+			_, _, err := Open(strings.NewReader(tt.in), Auto, tt.names, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -123,13 +125,64 @@ func TestDetectColumnsKind(t *testing.T) {
 		{[]string{"44d88612fea8a8f36de82e1278abb02f", "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"}, "hashes"},
 		{[]string{"203.0.113.5", "2001:db8::1"}, "addresses"},
 		{[]string{"203.0.113.5", "198.51.100.7"}, "ipv4"},
+		{[]string{"203.0.113.5", "2001:db8::1", "evil.example.com"}, "addresses"},
+		{[]string{"203.0.113.5", "evil.example.com", "http://evil.example.com/x"}, "mixed"},
 	} {
 		var rows [][]string
 		for _, c := range tt.cells {
 			rows = append(rows, []string{c})
 		}
-		if cols := DetectColumns([]string{"c"}, rows); len(cols) != 1 || cols[0].Kind != tt.kind {
+		if cols, _ := DetectColumns([]string{"c"}, rows, nil); len(cols) != 1 || cols[0].Kind != tt.kind {
 			t.Errorf("%q: %+v, want kind %s", tt.cells, cols, tt.kind)
 		}
+	}
+}
+
+// An analyst's column of indicators mixes types of several families, most
+// often defanged: it is taken although no one type, nor one family, is
+// most of it. Each type's cell is its example from ioc's table, defanged.
+func TestDetectColumnsMixed(t *testing.T) {
+	for _, types := range [][]ioc.Type{{ioc.URL, ioc.IPv4, ioc.Domain}, ioc.AllTypes} {
+		var rows [][]string
+		for _, typ := range types {
+			info, _ := ioc.Info(typ)
+			rows = append(rows, []string{"10.0.0.5", ioc.Defang(info.Example, typ)})
+		}
+		rows = append(rows, []string{"10.0.0.6", "n/a"}) // a stray non-indicator does not matter
+		// One cell each: the tie goes to the first in ioc's order.
+		first := ioc.AllTypes[slices.IndexFunc(ioc.AllTypes, func(t ioc.Type) bool { return slices.Contains(types, t) })]
+		cols, _ := DetectColumns([]string{"src", "indicator"}, rows, &triage.Skipper{Noise: true})
+		if len(cols) != 1 || cols[0].Name != "indicator" || cols[0].Kind != "mixed" || cols[0].Type != first {
+			t.Errorf("%v: took %+v, want indicator (mixed, %s first) alone", types, cols, first)
+		}
+	}
+}
+
+// A column of indicators the run would all skip (private addresses) would
+// come back "skipped" on every row: detection leaves it out and says why,
+// as the skipper says it. With nothing skipped (--no-skip) it is taken, and
+// one value that would be looked up is enough to take it (a firewall's
+// src_ip, mostly internal).
+func TestDetectColumnsSkipped(t *testing.T) {
+	skip := &triage.Skipper{Noise: true}
+	private := []string{"10.0.0.5", "192.168.1.1", "10.0.0.7"}
+	why := skip.Reason(private[0], ioc.IPv4)
+	if why == "" {
+		t.Fatalf("%s is not skipped: the fixture needs a skipped address", private[0])
+	}
+	var rows [][]string
+	for _, ip := range private {
+		rows = append(rows, []string{ip})
+	}
+	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 0 || len(skipped) != 1 || skipped[0].Name != "src" || skipped[0].Skip != why {
+		t.Errorf("took %+v, left out %+v; want src left out (%s)", cols, skipped, why)
+	}
+	if cols, skipped := DetectColumns([]string{"src"}, rows, nil); len(cols) != 1 || len(skipped) != 0 {
+		t.Errorf("--no-skip: took %+v, left out %+v; want src taken", cols, skipped)
+	}
+	info, _ := ioc.Info(ioc.IPv4)
+	rows = append(rows, []string{info.Example})
+	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 1 || len(skipped) != 0 {
+		t.Errorf("one public address: took %+v, left out %+v; want src taken", cols, skipped)
 	}
 }
