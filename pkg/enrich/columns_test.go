@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,85 @@ func TestDetectColumnsSkipped(t *testing.T) {
 	rows = append(rows, []string{info.Example})
 	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 1 || len(skipped) != 0 {
 		t.Errorf("one public address: took %+v, left out %+v; want src taken", cols, skipped)
+	}
+}
+
+// An Elastic (ECS) export nests its fields: detection looks into nested
+// objects and names a field as --column names it, so that reading the
+// name back (Lookup) gives the value detected. An array is one cell, as
+// --column reads it: several addresses are no indicator, one is.
+func TestOpenDetectsNested(t *testing.T) {
+	info := func(typ ioc.Type) string { i, _ := ioc.Info(typ); return i.Example }
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"ecs", `{"@timestamp":"2024-05-01T10:00:00Z","destination":{"ip":"` + info(ioc.IPv4) + `","port":443},"url":{"full":"` + ioc.Defang(info(ioc.URL), ioc.URL) + `"},"event":{"original":"a b"}}`,
+			[]string{"destination.ip", "url.full"}},
+		{"deeper", `{"threat":{"indicator":{"file":{"hash":{"sha256":"` + info(ioc.SHA256) + `"}}}}}`,
+			[]string{"threat.indicator.file.hash.sha256"}},
+		{"several in an array", `{"related":{"ip":["` + info(ioc.IPv4) + `","` + info(ioc.IPv6) + `"]}}`, nil},
+		{"one in an array", `{"related":{"hosts":["` + info(ioc.Domain) + `"]}}`, []string{"related.hosts"}},
+		{"a dotted key beside a nested one", `{"a.b":"` + info(ioc.IPv4) + `","a":{"b":"x y"}}`, []string{"a.b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, layout, err := Open(strings.NewReader(tt.in+"\n"), Auto, nil, nil)
+			if len(tt.want) == 0 {
+				if err == nil {
+					t.Errorf("took %+v, want none", layout.Columns)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			fields, _ := Fields([]byte(tt.in))
+			for _, c := range layout.Columns {
+				got = append(got, c.Name)
+				v, ok := Lookup(fields, c.Name)
+				if _, typ, err := ioc.Prepare(Text(v), true); !ok || err != nil || typ != c.Type {
+					t.Errorf("--column %s reads %s (%v), not the %s detected", c.Name, v, err, c.Type)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("columns %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A hostile record costs a bounded walk: nesting is read maxDepth levels
+// deep (deeper needs --column), and at most maxLeaves fields of a record
+// are counted.
+func TestOpenDetectsBounded(t *testing.T) {
+	ip := func() string { i, _ := ioc.Info(ioc.IPv4); return i.Example }()
+	nest := func(levels int) string {
+		return strings.Repeat(`{"a":`, levels-1) + `{"ip":"` + ip + `"}` + strings.Repeat("}", levels-1)
+	}
+	if _, layout, err := Open(strings.NewReader(nest(maxDepth)+"\n"), Auto, nil, nil); err != nil || len(layout.Columns) != 1 || strings.Count(layout.Columns[0].Name, ".") != maxDepth-1 {
+		t.Errorf("%d levels: %v, %v; want the field found", maxDepth, layout, err)
+	}
+	if _, _, err := Open(strings.NewReader(nest(maxDepth+1)+"\n"), Auto, nil, nil); err == nil {
+		t.Errorf("%d levels: a field found beyond maxDepth", maxDepth+1)
+	}
+	if _, _, err := Open(strings.NewReader(nest(10_000)+"\n"), Auto, nil, nil); err == nil {
+		t.Errorf("10,000 levels: a field found")
+	}
+	// maxLeaves members that are no indicator, then one that is: not read.
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range maxLeaves {
+		fmt.Fprintf(&b, `"k%d":{"v":%d},`, i, i)
+	}
+	b.WriteString(`"ip":"` + ip + `"}` + "\n")
+	if _, _, err := Open(strings.NewReader(b.String()), Auto, nil, nil); err == nil {
+		t.Errorf("a field after %d others found", maxLeaves)
+	}
+	// The bound is each record's: the next record is read in full.
+	next := `{"ip":"` + ip + `"}` + "\n"
+	if _, layout, err := Open(strings.NewReader(b.String()+next), Auto, nil, nil); err != nil || len(layout.Columns) != 1 || layout.Columns[0].Name != "ip" {
+		t.Errorf("the record after a wide one: %v; want ip found", err)
 	}
 }

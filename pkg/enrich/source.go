@@ -3,6 +3,7 @@ package enrich
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -208,22 +209,7 @@ func (s *Source) detect() (taken, skipped []Column, err error) {
 	names := s.layout.Header
 	d := detector{cols: make([]tally, len(names)), skip: s.Skipper}
 	if s.layout.Format == NDJSON {
-		pos := map[string]int{}
-		for _, rec := range s.replay {
-			fields, err := Fields(rec.Raw)
-			if err != nil {
-				continue
-			}
-			for _, fl := range fields {
-				i, ok := pos[fl.Name]
-				if !ok {
-					i = len(names)
-					pos[fl.Name] = i
-					names = append(names, fl.Name)
-				}
-				d.add(i, []byte(Text(fl.Value)))
-			}
-		}
+		names = s.sampleFields(&d)
 	} else {
 		for _, rec := range s.replay {
 			if rec.Err != nil {
@@ -267,6 +253,52 @@ func DescribeSkipped(cols []Column) string {
 		parts = append(parts, sanitize.Line(c.Name)+" ("+c.Skip+")")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sampleFields counts the fields of the sampled NDJSON objects, nested
+// ones included (eachLeaf), and names them in order of first appearance
+// as --column names them: at most maxLeaves of each record, so that one
+// hostile record does not crowd out the fields of the others.
+func (s *Source) sampleFields(d *detector) []string {
+	var names []string
+	pos := map[string]int{}
+	var leaves []Field
+	count := map[string]int{}
+	for _, rec := range s.replay {
+		fields, err := Fields(rec.Raw)
+		if err != nil {
+			continue
+		}
+		leaves = leaves[:0]
+		clear(count)
+		n := 0
+		eachLeaf(fields, "", 1, &n, func(name string, v json.RawMessage) {
+			leaves = append(leaves, Field{Name: name, Value: v})
+			count[name]++
+		})
+		for _, l := range leaves {
+			i, ok := pos[l.Name]
+			if !ok {
+				i = len(names)
+				pos[l.Name] = i
+				names = append(names, l.Name)
+			}
+			v := l.Value
+			switch count[l.Name] {
+			case -1:
+				continue // counted already
+			case 1:
+			default:
+				// One name for two members ({"a.b": 1, "a": {"b": 2}},
+				// or a key twice): counted once, as --column would read
+				// it.
+				v, _ = Lookup(fields, l.Name)
+				count[l.Name] = -1
+			}
+			d.add(i, []byte(Text(v)))
+		}
+	}
+	return names
 }
 
 // Next implements lookup.Source.

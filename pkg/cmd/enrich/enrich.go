@@ -183,7 +183,7 @@ func run(ctx context.Context, opts *Options) error {
 	if len(layout.Skipped) > 0 {
 		// Said, not silent: a column the analyst expected is missing
 		// from the output.
-		fmt.Fprintf(opts.IO.ErrOut, "enrich: left out, every value skipped: %s (--no-skip looks them up)\n", enrich.DescribeSkipped(layout.Skipped))
+		fmt.Fprintf(opts.IO.ErrOut, "enrich: left out, every value would be skipped: %s; --no-skip takes them\n", enrich.DescribeSkipped(layout.Skipped))
 	}
 
 	// Decoded answers: the added cells need the labels and the links.
