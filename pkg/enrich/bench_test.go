@@ -49,7 +49,7 @@ func BenchmarkWideCSV(b *testing.B) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for b.Loop() {
-		src, layout, err := Open(bytes.NewReader(in), Auto, nil)
+		src, layout, err := Open(bytes.NewReader(in), Auto, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,29 +4,40 @@ import (
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // SampleRows is how many records column detection reads.
 const SampleRows = 100
 
-// Column is one column (NDJSON: one top-level field) that holds indicators.
+// Column is one column (NDJSON: one field, named as --column names it,
+// "destination.ip" for a nested one) that holds indicators.
 type Column struct {
 	Name  string
 	Index int      // CSV, TSV: the cell's position from 0; NDJSON: -1
-	Type  ioc.Type // the type of most of its sampled cells; "" when named by --column
-	// Kind names what the column holds for the notice: the type, or
-	// "hashes"/"addresses" when its cells are of several of that family.
+	Type  ioc.Type // the type most of its sampled indicators are; "" when named by --column
+	// Kind names what the column holds for the notice: the type,
+	// "hashes"/"addresses" when its cells are of several of that family,
+	// "mixed" when they are of several families (a column of defanged
+	// URLs, addresses and domains, as an analyst keeps them).
 	Kind string
+	// Skip is why a column of indicators was left out: every one of its
+	// sampled indicators would be skipped (triage's reason for the
+	// first), so every cell would come back "skipped".
+	Skip string
 }
 
 // DetectColumns picks the indicator columns of a sample: rows[r][c] is the
 // text of column c (named names[c]) in record r, "" when missing. A column
-// is taken when more than half of its non-empty cells are indicators of
-// one type, or of one family (hashes, addresses). A column of free text (more than one cell in ten with white
+// is taken when more than half of its non-empty cells are indicators,
+// whatever their types, and skip (nil: nothing is noise, as --no-skip)
+// would let at least one of them be looked up; a column of indicators that
+// would all be skipped (private addresses) is left out and returned in
+// skipped. A column of free text (more than one cell in ten with white
 // space inside, like a message or a user agent) is never taken, even when
 // its cells hold indicators: those are for extract and triage.
-func DetectColumns(names []string, rows [][]string) []Column {
-	var d detector
+func DetectColumns(names []string, rows [][]string, skip *triage.Skipper) (taken, skipped []Column) {
+	d := detector{skip: skip}
 	for _, row := range rows {
 		for c, cell := range row {
 			if c < len(names) {
@@ -46,19 +57,22 @@ type detector struct {
 	// repeats a few values across its columns, and classifying is the
 	// cost of detection.
 	memo map[string]cellClass
+	skip *triage.Skipper // as the run will skip; nil skips nothing
 }
 
 // memoMax bounds detector.memo; it starts over when full.
 const memoMax = 8192
 
 type tally struct {
-	nonEmpty, free int32
-	types          map[ioc.Type]int // nil until a cell is an indicator
+	nonEmpty, free, skipped int32
+	skip                    string           // the first skipped cell's reason
+	types                   map[ioc.Type]int // nil until a cell is an indicator
 }
 
 type cellClass struct {
 	t    ioc.Type
 	free bool
+	skip string // an indicator the run would not look up: why
 }
 
 // add counts the text of the cell of column c.
@@ -66,7 +80,7 @@ func (d *detector) add(c int, cell []byte) {
 	cl, ok := d.memo[string(cell)] // no copy for the look-up
 	if !ok {
 		text := string(cell)
-		cl.t, cl.free = classify(text)
+		cl = d.classify(text)
 		if d.memo == nil || len(d.memo) >= memoMax {
 			d.memo = make(map[string]cellClass, 256)
 		}
@@ -87,61 +101,98 @@ func (d *detector) add(c int, cell []byte) {
 				t.types = map[ioc.Type]int{}
 			}
 			t.types[cl.t]++
+			if cl.skip != "" {
+				t.skipped++
+				if t.skip == "" {
+					t.skip = cl.skip
+				}
+			}
 		}
 	}
 }
 
-// columns are the columns counted that hold indicators (DetectColumns).
-func (d *detector) columns(names []string) []Column {
-	var out []Column
+// columns are the columns counted that hold indicators, and those left
+// out because all their indicators would be skipped (DetectColumns).
+func (d *detector) columns(names []string) (taken, skipped []Column) {
 	for c, name := range names {
 		if c >= len(d.cols) {
 			break
 		}
-		nonEmpty, free, types := d.cols[c].nonEmpty, d.cols[c].free, d.cols[c].types
-		if nonEmpty == 0 || int(free)*10 > int(nonEmpty) {
+		t := &d.cols[c]
+		if t.nonEmpty == 0 || int(t.free)*10 > int(t.nonEmpty) {
 			continue
 		}
-		best, n := ioc.Type(""), 0
-		for _, t := range ioc.AllTypes { // a fixed order: ties resolve the same way every run
-			if types[t] > n {
-				best, n = t, types[t]
-			}
+		// Any indicators count together: an analyst's "indicator" column
+		// mixes URLs, addresses and domains, defanged, and is the column
+		// enrich is most often handed.
+		indicators := 0
+		for _, n := range t.types {
+			indicators += n
 		}
-		// A file_hash column mixes MD5, SHA-1 and SHA-256, an address
-		// column IPv4 and IPv6: the kinds count together.
-		kin, kinds := 0, 0
-		for t, k := range types {
-			if family(t) == family(best) {
-				kin += k
-				kinds++
-			}
+		if indicators*2 <= int(t.nonEmpty) {
+			continue
 		}
-		kind := string(best)
-		if kinds > 1 {
-			kind = family(best) + "es"
+		best := plurality(t.types)
+		col := Column{Name: name, Index: c, Type: best, Kind: kind(t.types, best, int(t.nonEmpty))}
+		if int(t.skipped) == indicators {
+			col.Skip = t.skip
+			skipped = append(skipped, col)
+			continue
 		}
-		if kin*2 > int(nonEmpty) {
-			out = append(out, Column{Name: name, Index: c, Type: best, Kind: kind})
-		}
+		taken = append(taken, col)
 	}
-	return out
+	return taken, skipped
 }
 
-// classify types one cell: "" when empty, Unknown when it is no indicator,
-// free when it is text with white space inside.
-func classify(cell string) (t ioc.Type, free bool) {
+// plurality is the type most cells are of, in ioc's fixed order on a tie,
+// so that ties resolve the same way every run.
+func plurality(types map[ioc.Type]int) ioc.Type {
+	best, n := ioc.Type(""), 0
+	for _, t := range ioc.AllTypes {
+		if types[t] > n {
+			best, n = t, types[t]
+		}
+	}
+	return best
+}
+
+// kind names a column's types for the notice, by its plurality type best:
+// best itself, or its family's plural when the column holds several of
+// that family (MD5 and SHA-256 in a file_hash column, IPv4 and IPv6) and
+// they are most of the column; "mixed" when no one family is.
+func kind(types map[ioc.Type]int, best ioc.Type, nonEmpty int) string {
+	kin, kinds := 0, 0
+	for t, n := range types {
+		if family(t) == family(best) {
+			kin += n
+			kinds++
+		}
+	}
+	switch {
+	case kin*2 <= nonEmpty:
+		return "mixed"
+	case kinds > 1:
+		return family(best) + "es"
+	}
+	return string(best)
+}
+
+// classify types one cell: t is "" when empty, Unknown when it is no
+// indicator; free when it is text with white space inside; skip when the
+// run would skip it rather than look it up.
+func (d *detector) classify(cell string) cellClass {
 	v := strings.TrimSpace(cell)
 	if v == "" {
-		return "", false
+		return cellClass{}
 	}
 	if strings.ContainsAny(v, " \t\r\n") {
-		return ioc.Unknown, true
+		return cellClass{t: ioc.Unknown, free: true}
 	}
-	if _, t, err := ioc.Prepare(v, true); err == nil {
-		return t, false
+	value, t, err := ioc.Prepare(v, true)
+	if err != nil || t == ioc.Unknown {
+		return cellClass{t: ioc.Unknown}
 	}
-	return ioc.Unknown, false
+	return cellClass{t: t, skip: d.skip.Reason(value, t)}
 }
 
 // family groups the types one column of an export holds together (ioc's

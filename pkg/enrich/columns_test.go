@@ -1,10 +1,13 @@
 package enrich
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/ioc"
+	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 func TestDetectColumns(t *testing.T) {
@@ -44,7 +47,7 @@ func TestDetectColumns(t *testing.T) {
 			for _, c := range tt.cells {
 				rows = append(rows, []string{"x", c})
 			}
-			cols := DetectColumns([]string{"id", "c"}, rows)
+			cols, _ := DetectColumns([]string{"id", "c"}, rows, nil)
 			switch {
 			case tt.want == "" && len(cols) > 0:
 				t.Errorf("took %+v, want none", cols)
@@ -68,7 +71,7 @@ func TestOpenDetects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, layout, err := Open(strings.NewReader(tt.in), Auto, nil)
+			_, layout, err := Open(strings.NewReader(tt.in), Auto, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +102,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Open(strings.NewReader(tt.in), Auto, tt.names)
+			_, _, err := Open(strings.NewReader(tt.in), Auto, tt.names, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -123,13 +126,144 @@ func TestDetectColumnsKind(t *testing.T) {
 		{[]string{"44d88612fea8a8f36de82e1278abb02f", "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"}, "hashes"},
 		{[]string{"203.0.113.5", "2001:db8::1"}, "addresses"},
 		{[]string{"203.0.113.5", "198.51.100.7"}, "ipv4"},
+		{[]string{"203.0.113.5", "2001:db8::1", "evil.example.com"}, "addresses"},
+		{[]string{"203.0.113.5", "evil.example.com", "http://evil.example.com/x"}, "mixed"},
 	} {
 		var rows [][]string
 		for _, c := range tt.cells {
 			rows = append(rows, []string{c})
 		}
-		if cols := DetectColumns([]string{"c"}, rows); len(cols) != 1 || cols[0].Kind != tt.kind {
+		if cols, _ := DetectColumns([]string{"c"}, rows, nil); len(cols) != 1 || cols[0].Kind != tt.kind {
 			t.Errorf("%q: %+v, want kind %s", tt.cells, cols, tt.kind)
 		}
+	}
+}
+
+// An analyst's column of indicators mixes types of several families, most
+// often defanged: it is taken although no one type, nor one family, is
+// most of it. Each type's cell is its example from ioc's table, defanged.
+func TestDetectColumnsMixed(t *testing.T) {
+	for _, types := range [][]ioc.Type{{ioc.URL, ioc.IPv4, ioc.Domain}, ioc.AllTypes} {
+		var rows [][]string
+		for _, typ := range types {
+			info, _ := ioc.Info(typ)
+			rows = append(rows, []string{"10.0.0.5", ioc.Defang(info.Example, typ)})
+		}
+		rows = append(rows, []string{"10.0.0.6", "n/a"}) // a stray non-indicator does not matter
+		// One cell each: the tie goes to the first in ioc's order.
+		first := ioc.AllTypes[slices.IndexFunc(ioc.AllTypes, func(t ioc.Type) bool { return slices.Contains(types, t) })]
+		cols, _ := DetectColumns([]string{"src", "indicator"}, rows, &triage.Skipper{Noise: true})
+		if len(cols) != 1 || cols[0].Name != "indicator" || cols[0].Kind != "mixed" || cols[0].Type != first {
+			t.Errorf("%v: took %+v, want indicator (mixed, %s first) alone", types, cols, first)
+		}
+	}
+}
+
+// A column of indicators the run would all skip (private addresses) would
+// come back "skipped" on every row: detection leaves it out and says why,
+// as the skipper says it. With nothing skipped (--no-skip) it is taken, and
+// one value that would be looked up is enough to take it (a firewall's
+// src_ip, mostly internal).
+func TestDetectColumnsSkipped(t *testing.T) {
+	skip := &triage.Skipper{Noise: true}
+	private := []string{"10.0.0.5", "192.168.1.1", "10.0.0.7"}
+	why := skip.Reason(private[0], ioc.IPv4)
+	if why == "" {
+		t.Fatalf("%s is not skipped: the fixture needs a skipped address", private[0])
+	}
+	var rows [][]string
+	for _, ip := range private {
+		rows = append(rows, []string{ip})
+	}
+	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 0 || len(skipped) != 1 || skipped[0].Name != "src" || skipped[0].Skip != why {
+		t.Errorf("took %+v, left out %+v; want src left out (%s)", cols, skipped, why)
+	}
+	if cols, skipped := DetectColumns([]string{"src"}, rows, nil); len(cols) != 1 || len(skipped) != 0 {
+		t.Errorf("--no-skip: took %+v, left out %+v; want src taken", cols, skipped)
+	}
+	info, _ := ioc.Info(ioc.IPv4)
+	rows = append(rows, []string{info.Example})
+	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 1 || len(skipped) != 0 {
+		t.Errorf("one public address: took %+v, left out %+v; want src taken", cols, skipped)
+	}
+}
+
+// An Elastic (ECS) export nests its fields: detection looks into nested
+// objects and names a field as --column names it, so that reading the
+// name back (Lookup) gives the value detected. An array is one cell, as
+// --column reads it: several addresses are no indicator, one is.
+func TestOpenDetectsNested(t *testing.T) {
+	info := func(typ ioc.Type) string { i, _ := ioc.Info(typ); return i.Example }
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"ecs", `{"@timestamp":"2024-05-01T10:00:00Z","destination":{"ip":"` + info(ioc.IPv4) + `","port":443},"url":{"full":"` + ioc.Defang(info(ioc.URL), ioc.URL) + `"},"event":{"original":"a b"}}`,
+			[]string{"destination.ip", "url.full"}},
+		{"deeper", `{"threat":{"indicator":{"file":{"hash":{"sha256":"` + info(ioc.SHA256) + `"}}}}}`,
+			[]string{"threat.indicator.file.hash.sha256"}},
+		{"several in an array", `{"related":{"ip":["` + info(ioc.IPv4) + `","` + info(ioc.IPv6) + `"]}}`, nil},
+		{"one in an array", `{"related":{"hosts":["` + info(ioc.Domain) + `"]}}`, []string{"related.hosts"}},
+		{"a dotted key beside a nested one", `{"a.b":"` + info(ioc.IPv4) + `","a":{"b":"x y"}}`, []string{"a.b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, layout, err := Open(strings.NewReader(tt.in+"\n"), Auto, nil, nil)
+			if len(tt.want) == 0 {
+				if err == nil {
+					t.Errorf("took %+v, want none", layout.Columns)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			fields, _ := Fields([]byte(tt.in))
+			for _, c := range layout.Columns {
+				got = append(got, c.Name)
+				v, ok := Lookup(fields, c.Name)
+				if _, typ, err := ioc.Prepare(Text(v), true); !ok || err != nil || typ != c.Type {
+					t.Errorf("--column %s reads %s (%v), not the %s detected", c.Name, v, err, c.Type)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("columns %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A hostile record costs a bounded walk: nesting is read maxDepth levels
+// deep (deeper needs --column), and at most maxLeaves fields of a record
+// are counted.
+func TestOpenDetectsBounded(t *testing.T) {
+	ip := func() string { i, _ := ioc.Info(ioc.IPv4); return i.Example }()
+	nest := func(levels int) string {
+		return strings.Repeat(`{"a":`, levels-1) + `{"ip":"` + ip + `"}` + strings.Repeat("}", levels-1)
+	}
+	if _, layout, err := Open(strings.NewReader(nest(maxDepth)+"\n"), Auto, nil, nil); err != nil || len(layout.Columns) != 1 || strings.Count(layout.Columns[0].Name, ".") != maxDepth-1 {
+		t.Errorf("%d levels: %v, %v; want the field found", maxDepth, layout, err)
+	}
+	if _, _, err := Open(strings.NewReader(nest(maxDepth+1)+"\n"), Auto, nil, nil); err == nil {
+		t.Errorf("%d levels: a field found beyond maxDepth", maxDepth+1)
+	}
+	if _, _, err := Open(strings.NewReader(nest(10_000)+"\n"), Auto, nil, nil); err == nil {
+		t.Errorf("10,000 levels: a field found")
+	}
+	// maxLeaves members that are no indicator, then one that is: not read.
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range maxLeaves {
+		fmt.Fprintf(&b, `"k%d":{"v":%d},`, i, i)
+	}
+	b.WriteString(`"ip":"` + ip + `"}` + "\n")
+	if _, _, err := Open(strings.NewReader(b.String()), Auto, nil, nil); err == nil {
+		t.Errorf("a field after %d others found", maxLeaves)
+	}
+	// The bound is each record's: the next record is read in full.
+	next := `{"ip":"` + ip + `"}` + "\n"
+	if _, layout, err := Open(strings.NewReader(b.String()+next), Auto, nil, nil); err != nil || len(layout.Columns) != 1 || layout.Columns[0].Name != "ip" {
+		t.Errorf("the record after a wide one: %v; want ip found", err)
 	}
 }

@@ -81,11 +81,10 @@ type runOpts struct {
 // enrichString runs the whole join over in, as the command does.
 func enrichString(t *testing.T, in string, o runOpts) (string, *Sink, error) {
 	t.Helper()
-	src, layout, err := Open(strings.NewReader(in), o.format, o.names)
+	src, layout, err := Open(strings.NewReader(in), o.format, o.names, &triage.Skipper{Noise: true})
 	if err != nil {
 		return "", nil, err
 	}
-	src.Skipper = &triage.Skipper{Noise: true}
 	var out bytes.Buffer
 	w := NewWriter(&out, layout, o.toNDJSON)
 	w.Cell = output.Options{}.CSVCell
@@ -325,7 +324,7 @@ func TestSlowValueBounded(t *testing.T) {
 		b.WriteString(row)
 	}
 	in := &countingReader{r: strings.NewReader(b.String())}
-	src, layout, err := Open(in, Auto, []string{"host"})
+	src, layout, err := Open(in, Auto, []string{"host"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +426,7 @@ func TestTerminalCleaned(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, tty := range []bool{false, true} {
-			src, layout, err := Open(strings.NewReader(tt.in), Auto, nil)
+			src, layout, err := Open(strings.NewReader(tt.in), Auto, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -479,7 +478,7 @@ func TestUnclosedQuoteBadRow(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 	// In the header, it leaves no record to enrich: an error.
-	if _, _, err := Open(strings.NewReader("ip,\"note\n1,2\n"), CSV, []string{"ip"}); err == nil || !strings.Contains(err.Error(), "line 1: ") {
+	if _, _, err := Open(strings.NewReader("ip,\"note\n1,2\n"), CSV, []string{"ip"}, nil); err == nil || !strings.Contains(err.Error(), "line 1: ") {
 		t.Errorf("header: err = %v", err)
 	}
 }

@@ -75,6 +75,46 @@ func Lookup(fields []Field, name string) (json.RawMessage, bool) {
 	return value, found
 }
 
+// Detection reads nested objects this many levels deep (a dotted name of
+// at most this many parts; ECS's deepest common fields, such as
+// threat.indicator.file.hash.sha256, have five), and at most maxLeaves
+// fields of one record, so that a hostile record (10,000 levels, a million
+// keys) costs a bounded walk. Deeper fields can still be named with
+// --column.
+const (
+	maxDepth  = 8
+	maxLeaves = 10_000
+)
+
+// eachLeaf calls fn with each member of an object that is not itself an
+// object, named as --column names it (Lookup): a nested member by its
+// dotted path, "destination.ip" for {"destination": {"ip": ...}}. An
+// array is one member, read as --column reads it (Text): no name reaches
+// inside it. It stops after maxLeaves members, and does not enter an
+// object at depth maxDepth (fields itself is depth 1); it reports whether
+// it went through every member it entered.
+func eachLeaf(fields []Field, prefix string, depth int, n *int, fn func(name string, v json.RawMessage)) bool {
+	for _, f := range fields {
+		name := prefix + f.Name
+		if bytes.HasPrefix(bytes.TrimSpace(f.Value), []byte{'{'}) {
+			if depth >= maxDepth {
+				continue
+			}
+			inner, err := Fields(f.Value)
+			if err == nil && !eachLeaf(inner, name+".", depth+1, n, fn) {
+				return false
+			}
+			continue
+		}
+		if *n >= maxLeaves {
+			return false
+		}
+		*n++
+		fn(name, f.Value)
+	}
+	return true
+}
+
 var errNotObject = failure.New(failure.Input, "not one JSON object: written back unchanged")
 
 // Text is the text of a field's value as an indicator cell: a string's

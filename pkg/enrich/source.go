@@ -3,6 +3,7 @@ package enrich
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -21,6 +23,9 @@ type Layout struct {
 	HeaderEnd string   // its line end
 	Columns   []Column
 	Detected  bool // the columns were detected, not named
+	// Skipped are the columns of indicators detection left out: every
+	// indicator sampled in them would be skipped (Column.Skip says why).
+	Skipped []Column
 }
 
 // Source hands the cells of an export's indicator columns to lookup.Run:
@@ -66,7 +71,9 @@ var emptyCell = &Local{}
 
 // Open reads an export's header and first records: the format (when f is
 // Auto), the header and the indicator columns, named (names) or detected.
-func Open(r io.Reader, f Format, names []string) (*Source, *Layout, error) {
+// skip is what the run skips (nil: nothing, as --no-skip); detection
+// leaves out a column whose every indicator it would skip.
+func Open(r io.Reader, f Format, names []string, skip *triage.Skipper) (*Source, *Layout, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if f == Auto {
 		head, err := br.Peek(4 << 10)
@@ -79,7 +86,7 @@ func Open(r io.Reader, f Format, names []string) (*Source, *Layout, error) {
 		f = Sniff(head)
 	}
 	layout := &Layout{Format: f}
-	s := &Source{rd: NewReader(br, f), layout: layout}
+	s := &Source{rd: NewReader(br, f), layout: layout, Skipper: skip}
 	if f == NDJSON {
 		// A BOM is no part of the first object, and an NDJSON output
 		// has no header to keep it in (a CSV or TSV header keeps it).
@@ -120,7 +127,7 @@ func Open(r io.Reader, f Format, names []string) (*Source, *Layout, error) {
 	if len(names) > 0 {
 		layout.Columns, err = s.named(names)
 	} else {
-		layout.Columns, err = s.detect()
+		layout.Columns, layout.Skipped, err = s.detect()
 		layout.Detected = true
 	}
 	if err != nil {
@@ -198,26 +205,11 @@ func indexOf(names []string, n string) int {
 	return -1
 }
 
-func (s *Source) detect() ([]Column, error) {
+func (s *Source) detect() (taken, skipped []Column, err error) {
 	names := s.layout.Header
-	d := detector{cols: make([]tally, len(names))}
+	d := detector{cols: make([]tally, len(names)), skip: s.Skipper}
 	if s.layout.Format == NDJSON {
-		pos := map[string]int{}
-		for _, rec := range s.replay {
-			fields, err := Fields(rec.Raw)
-			if err != nil {
-				continue
-			}
-			for _, fl := range fields {
-				i, ok := pos[fl.Name]
-				if !ok {
-					i = len(names)
-					pos[fl.Name] = i
-					names = append(names, fl.Name)
-				}
-				d.add(i, []byte(Text(fl.Value)))
-			}
-		}
+		names = s.sampleFields(&d)
 	} else {
 		for _, rec := range s.replay {
 			if rec.Err != nil {
@@ -231,20 +223,82 @@ func (s *Source) detect() ([]Column, error) {
 			})
 		}
 	}
-	cols := d.columns(names)
-	if len(cols) == 0 {
+	taken, skipped = d.columns(names)
+	if s.layout.Format == NDJSON {
+		for i := range taken {
+			taken[i].Index = -1
+		}
+		for i := range skipped {
+			skipped[i].Index = -1
+		}
+	}
+	if len(taken) == 0 {
 		what := "column"
 		if s.layout.Format == NDJSON {
 			what = "field"
 		}
-		return nil, failure.New(failure.Usage, "no %s of indicators found in the first %d records; name them with --column NAME", what, SampleRows)
+		if len(skipped) > 0 {
+			return nil, nil, failure.New(failure.Usage, "no %s of indicators to look up in the first %d records: every value of %s would be skipped; --no-skip looks them up, --column NAME names others", what, SampleRows, DescribeSkipped(skipped))
+		}
+		return nil, nil, failure.New(failure.Usage, "no %s of indicators found in the first %d records; name them with --column NAME", what, SampleRows)
 	}
-	if s.layout.Format == NDJSON {
-		for i := range cols {
-			cols[i].Index = -1
+	return taken, skipped, nil
+}
+
+// DescribeSkipped names the columns detection left out as all skipped,
+// each with why, on one line: "src (private address), dst (loopback)".
+func DescribeSkipped(cols []Column) string {
+	var parts []string
+	for _, c := range cols {
+		parts = append(parts, sanitize.Line(c.Name)+" ("+c.Skip+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sampleFields counts the fields of the sampled NDJSON objects, nested
+// ones included (eachLeaf), and names them in order of first appearance
+// as --column names them: at most maxLeaves of each record, so that one
+// hostile record does not crowd out the fields of the others.
+func (s *Source) sampleFields(d *detector) []string {
+	var names []string
+	pos := map[string]int{}
+	var leaves []Field
+	count := map[string]int{}
+	for _, rec := range s.replay {
+		fields, err := Fields(rec.Raw)
+		if err != nil {
+			continue
+		}
+		leaves = leaves[:0]
+		clear(count)
+		n := 0
+		eachLeaf(fields, "", 1, &n, func(name string, v json.RawMessage) {
+			leaves = append(leaves, Field{Name: name, Value: v})
+			count[name]++
+		})
+		for _, l := range leaves {
+			i, ok := pos[l.Name]
+			if !ok {
+				i = len(names)
+				pos[l.Name] = i
+				names = append(names, l.Name)
+			}
+			v := l.Value
+			switch count[l.Name] {
+			case -1:
+				continue // counted already
+			case 1:
+			default:
+				// One name for two members ({"a.b": 1, "a": {"b": 2}},
+				// or a key twice): counted once, as --column would read
+				// it.
+				v, _ = Lookup(fields, l.Name)
+				count[l.Name] = -1
+			}
+			d.add(i, []byte(Text(v)))
 		}
 	}
-	return cols, nil
+	return names
 }
 
 // Next implements lookup.Source.

@@ -169,17 +169,21 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	format, _ := enrich.ParseFormat(opts.Format)
-	src, layout, err := enrich.Open(in, format, opts.Columns)
+	src, layout, err := enrich.Open(in, format, opts.Columns, skipper)
 	if err != nil {
 		return err
 	}
-	src.Skipper = skipper
 	toNDJSON, err := outputFormat(opts.OutputSet, outOpts.Format, layout.Format)
 	if err != nil {
 		return err
 	}
 	if layout.Detected {
 		fmt.Fprintf(opts.IO.ErrOut, "enrich: indicator columns: %s (name them with --column to choose)\n", describe(layout.Columns))
+	}
+	if len(layout.Skipped) > 0 {
+		// Said, not silent: a column the analyst expected is missing
+		// from the output.
+		fmt.Fprintf(opts.IO.ErrOut, "enrich: left out, every value would be skipped: %s; --no-skip takes them\n", enrich.DescribeSkipped(layout.Skipped))
 	}
 
 	// Decoded answers: the added cells need the labels and the links.
