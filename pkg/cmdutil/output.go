@@ -18,7 +18,13 @@ func OutputOptions(f *Factory, command, jq string) (output.Options, error) {
 	if err != nil {
 		return output.Options{}, err
 	}
-	if jq != "" && format != output.NDJSON {
+	if jq != "" && format != output.JSON && format != output.NDJSON {
+		// --jq reads JSON: a configured format gives way to it, but one
+		// asked for on the same command line contradicts it (it used to
+		// be dropped without a word: -o md --jq printed JSON).
+		if f.Flags != nil && f.Flags.Changed("output") {
+			return output.Options{}, failure.New(failure.Usage, "--jq filters JSON: use it with -o json or -o ndjson, not -o %s", format)
+		}
 		format = output.JSON
 	}
 	return output.Options{
