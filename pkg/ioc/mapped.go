@@ -36,6 +36,9 @@ type textSource struct {
 	// merged, every releaseStep bytes or so (releaser).
 	release  func(n int)
 	released int
+
+	cut cutter // a line too long to hold, as it is cut (cutLine)
+	fed int    // how far into the text cut has read
 }
 
 // releaseStep is how much searched text a mapped file gives back at a
@@ -44,40 +47,133 @@ type textSource struct {
 const releaseStep = 4 << 20
 
 func (s *textSource) run(get func() *block, put func(*block) bool) {
+	// slice hands out text[a:b] as a block of whole lines, or, ended, as
+	// the text's last line without its '\n', which processBlock ends with
+	// one. The capacity ends with the block: nothing appended to it could
+	// write into the text.
+	slice := func(a, b int, ended bool) bool {
+		blk := get()
+		if blk == nil {
+			return false
+		}
+		blk.buf, blk.piece, blk.ended, blk.end = s.text[a:b:b], false, ended, b
+		return put(blk)
+	}
 	for s.pos < len(s.text) {
-		b := get()
-		if b == nil {
-			return
-		}
-		end := len(s.text)
-		if s.pos+s.size < end {
-			// The block ends with the line that crosses its size: a line
-			// longer than maxLine is taken whole, and processBlock cuts it
-			// as the reader would have.
-			if i := bytes.IndexByte(s.text[s.pos+s.size:], '\n'); i >= 0 {
-				end = s.pos + s.size + i + 1
+		// The block ends with the line that crosses its size, unless that
+		// line goes on for maxLine bytes more: the search for its end is
+		// bounded, so that a text of one long line is not read through
+		// before its first block.
+		end, long := len(s.text), false
+		if from := s.pos + s.size; from < len(s.text) {
+			to := min(len(s.text), from+maxLine)
+			if i := bytes.IndexByte(s.text[from:to], '\n'); i >= 0 {
+				end = from + i + 1
+			} else if to < len(s.text) {
+				long = true
 			}
 		}
-		if end == len(s.text) && s.lineEnd && s.text[end-1] != '\n' {
-			// The last line goes alone in a block of its own, which
-			// processBlock ends with a '\n'.
-			if i := bytes.LastIndexByte(s.text[s.pos:end], '\n'); i >= 0 {
-				end = s.pos + i + 1
-			} else {
-				b.buf, b.piece, b.ended, b.end = s.text[s.pos:end:end], false, true, end
-				s.pos = end
-				put(b)
-				return
+		last := !long && end == len(s.text) && s.lineEnd && s.text[end-1] != '\n'
+		if long || last {
+			// That line goes on its own: first the lines before it.
+			head := s.text[s.pos:min(end, s.pos+s.size)]
+			if long {
+				head = s.text[s.pos : s.pos+s.size]
+			}
+			if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+				if !slice(s.pos, s.pos+i+1, false) {
+					return
+				}
+				s.pos += i + 1
 			}
 		}
-		// The capacity ends with the block: nothing appended to it could
-		// write into the text.
-		b.buf, b.piece, b.ended, b.end = s.text[s.pos:end:end], false, false, end
+		var ok bool
+		switch {
+		case long:
+			// A line too long to hold goes in the pieces the reader cuts
+			// it into as it comes, each a copy of at most maxLine and a
+			// chunk: memory stays bounded, and the pieces are searched
+			// side by side.
+			end, ok = s.cutLine(get, put)
+		default:
+			ok = slice(s.pos, end, last)
+		}
 		s.pos = end
-		if !put(b) {
+		if !ok {
 			return
 		}
 	}
+}
+
+// cutLine hands out the line that starts at pos, at least maxLine bytes
+// long, in the pieces cutter.finish cuts it into (with a '\n' after it
+// when it ends the text and lineEnd is set), each a block of its own
+// that holds a copy of its piece, and returns where the line ends. A
+// piece's end is how far into the text the cutter has read, which may be
+// given back once the piece is merged.
+func (s *textSource) cutLine(get func() *block, put func(*block) bool) (int, bool) {
+	ok := true
+	process := func(p []byte) {
+		if !ok {
+			return
+		}
+		blk := get()
+		if blk == nil {
+			ok = false
+			return
+		}
+		blk.own = append(blk.own[:0], p...)
+		blk.buf, blk.piece, blk.ended, blk.end = blk.own, true, false, s.fed
+		ok = put(blk)
+	}
+	add := func(k int) {
+		s.fed = k + cutChunk
+		s.cut.add(s.text[k:k+cutChunk], process)
+	}
+	s.cut.long = s.cut.long[:0]
+	// Until the line's end is in sight: a chunk with no '\n' in it or in
+	// the byte after it is one finish's loop takes in.
+	k, end, ended := s.pos, 0, false
+	for ok {
+		to := min(len(s.text), k+cutChunk+1)
+		if i := bytes.IndexByte(s.text[k:to], '\n'); i >= 0 {
+			end = k + i + 1
+			break
+		}
+		if to == len(s.text) {
+			end, ended = len(s.text), s.lineEnd
+			break
+		}
+		add(k)
+		k += cutChunk
+	}
+	// finish's loop over the rest of the line (and its '\n'): a last
+	// chunk of exactly cutChunk bytes that ends with a '\n' is kept for
+	// the end.
+	for ok {
+		rest := end - k
+		if ended {
+			rest++
+		}
+		if rest < cutChunk || rest == cutChunk && (ended || s.text[k+cutChunk-1] == '\n') {
+			break
+		}
+		add(k)
+		k += cutChunk
+	}
+	if !ok {
+		return end, false
+	}
+	s.fed = end
+	s.cut.long = append(s.cut.long, s.text[k:end]...)
+	if ended {
+		s.cut.long = append(s.cut.long, '\n')
+	}
+	if len(s.cut.long) > 0 {
+		process(s.cut.long)
+	}
+	s.cut.long = s.cut.long[:0]
+	return end, ok
 }
 
 func (s *textSource) error() error { return nil }

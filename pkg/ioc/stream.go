@@ -243,7 +243,8 @@ type block struct {
 	// ended: buf is the last line of a text in memory, without its '\n',
 	// to be processed as if it had one (textSource).
 	ended bool
-	end   int // textSource: where buf ends in the text
+	end   int    // textSource: where buf ends in the text
+	own   []byte // textSource: a piece of a long line, copied (buf is own)
 
 	found  []candidate
 	vals   []byte

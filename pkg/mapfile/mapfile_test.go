@@ -142,3 +142,29 @@ func rssFile(t *testing.T) int {
 	t.Skip("no RssFile in /proc/self/status")
 	return 0
 }
+
+// A file of one long line is searched as it is read: its first value is
+// out before the rest of the file is in memory (the search for the end of
+// a block's last line is bounded).
+func TestOneLongLineIsNotReadThroughFirst(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/self/status")
+	}
+	line := bytes.Repeat([]byte("198.51.100.7 word "), (64<<20)/18)
+	data, unmap := mapOrSkip(t, writeFile(t, line))
+	defer unmap()
+	base := rssFile(t)
+	var atFirst int
+	err := ioc.ExtractText(data, ioc.ExtractOptions{}, func(ioc.Indicator) error {
+		if atFirst == 0 {
+			atFirst = rssFile(t)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := atFirst - base; grew > 16<<20 {
+		t.Errorf("%d MiB of the 64 MiB line were in memory when its first value came out, want at most 16", grew>>20)
+	}
+}
