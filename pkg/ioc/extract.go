@@ -835,7 +835,6 @@ func (e *extractor) labelWord(ws, end int, seen uint8) {
 func (e *extractor) word(ws, we, limit int) int {
 	l := e.l
 	keep := keepUnderscore(l, ws, we)
-	start := ws
 	for ws < we && l[ws] < utf8.RuneSelf && !isAlnum(l[ws]) {
 		if l[ws] == '/' {
 			return we // a path: /usr/lib/x.so, ./run.sh
@@ -843,8 +842,8 @@ func (e *extractor) word(ws, we, limit int) int {
 		if l[ws] == ':' && ws+1 < we && l[ws+1] == ':' {
 			break // ::ffff:192.0.2.1
 		}
-		if l[ws] == '@' && ws+1 < we && isAlnum(l[ws+1]) && (ws > start && l[ws-1] != ':' || maskedBefore(l, ws)) {
-			return we // ****@yahoo.com, -@a.example: a refused address, not its domain
+		if l[ws] == '@' && ws+1 < we && isAlnum(l[ws+1]) && ws > 0 && isLocalByte(l[ws-1]) {
+			break // user!@a.example, ****@yahoo.com, -@a.example: an address, whole or refused, not its domain
 		}
 		if keep && l[ws] == '_' && ws+1 < we && isAlnum(l[ws+1]) {
 			break // _jabber._tcp.example.com
@@ -894,6 +893,9 @@ func (e *extractor) word(ws, we, limit int) int {
 				return e.word(p+3, we, limit)
 			}
 		}
+	}
+	if at < 0 && gluedBefore(l, ws) {
+		return we // ya*hoo.com, x!evil.example.com: a piece of a longer word
 	}
 	switch {
 	case slash >= 0:
@@ -1139,13 +1141,6 @@ func (e *extractor) marked(a, b int) bool {
 // not reported on its own); otherwise the parts around '@' are words.
 func (e *extractor) atWord(ws, end, at int) {
 	l := e.l
-	ls := at
-	for ls > ws && isLocalWordByte(l[ls-1]) {
-		ls--
-	}
-	for ls < at && l[ls] == '.' {
-		ls++
-	}
 	de := at + 1
 	for de < end && (l[de] == '.' || l[de] >= utf8.RuneSelf || class[l[de]]&cLabel != 0) {
 		de++
@@ -1153,12 +1148,9 @@ func (e *extractor) atWord(ws, end, at int) {
 	for de > at+1 && (l[de-1] == '.' || l[de-1] == '-') {
 		de--
 	}
-	// A local part glued to a byte the extractor takes in none (t****.h**@,
-	// a#b@, ü@: masked or mangled), or one that is no local part (a..b@),
-	// makes the word a refused address: neither its domain nor the tail of
-	// its local part is an indicator of its own. Only a ':' ends what is
-	// glued before an address in a word (mailto:, From:).
-	refused := ls > ws && l[ls-1] != ':' || ls == ws && maskedBefore(l, ws) || ls < at && !validLocal(l[ls:at])
+	ls, refused := localPart(l, at, de)
+	// A refused address (masked, mangled, or no local part) is neither
+	// its domain nor the tail of its local part.
 	if refused && de > at+1 {
 		return
 	}
@@ -1176,16 +1168,127 @@ func (e *extractor) atWord(ws, end, at int) {
 	e.pieces(ws, end, '@')
 }
 
-// maskedBefore reports whether the word at l[ws] is glued to a byte of a
-// local part that separates words but no text puts right before an
-// address: the '*' of a masked one (t****@), # $ & ~. Punctuation that
-// does ("(", "=", ",", "!", quotes) leaves the address whole.
-func maskedBefore(l []byte, ws int) bool {
-	return ws > 0 && strings.IndexByte("*#$&~", l[ws-1]) >= 0
+// localPart finds the local part of an address whose '@' is l[at] and whose
+// domain ends at l[de], and whether what is glued before the '@' makes the
+// address a refused one. A local part is the dot-atom RFC 5322 allows
+// unquoted: letters, digits and .!#$%&'*+/=?^_`{|}~- (isLocalByte), read
+// back from the '@' whatever tokens the extractor cut it into (o'brien@,
+// us!er@, a/b@). A byte in no local part ends it: white space, '"',
+// brackets, ',', ';', ':' (mailto:, From:), '\' (DOMAIN\user), '@'. What
+// text puts around an address is not in it: an opening quote or backtick,
+// '{' or '|' ('user@x.com' in quotes, a Markdown table's cell), Markdown's
+// emphasis (**user@x.com**), a key before a lone '=' (smtp.mailfrom=user@x.com;
+// an SRS address, SRS0=h=t=d=user@x.com, is whole), and leading dots and dashes (an ellipsis, a rule: -----user@x.com). The
+// address is refused when the run is glued to a non-ASCII byte (Grüße@),
+// holds a '*' (masked: t****.h***@), has no letter or digit (-@, !@) or is
+// no dot-atom (a..b@): neither it nor its domain is reported.
+func localPart(l []byte, at, de int) (ls int, refused bool) {
+	// Back over the run, noting its '=' on the way: one is a key's
+	// (from=user@), several an SRS or BATV address's (SRS0=h=t=d=user@).
+	p, eq, eqs := at, -1, 0
+	for p > 0 {
+		k := localRun[l[p-1]]
+		if k == 0 {
+			break
+		}
+		p--
+		if k == 2 {
+			eq = p
+			eqs++
+		}
+	}
+	refused = p > 0 && l[p-1] >= utf8.RuneSelf
+	for p < at && (l[p] == '\'' || l[p] == '`' || l[p] == '{' || l[p] == '|') {
+		p++
+	}
+	// Markdown's emphasis, **user@x.com** or _user@x.com_: the run of '*'
+	// or '_' that opens it (one or two) is closed as long right after the
+	// domain. A run nothing closes stays: ***son@x.com is masked.
+	if c := l[p]; c == '*' || c == '_' {
+		n := 0
+		for p+n < at && l[p+n] == c {
+			n++
+		}
+		if n <= 2 && de+n <= len(l) && bytes.Count(l[de:de+n], l[p:p+1]) == n && (de+n == len(l) || l[de+n] != c) {
+			p += n
+		}
+	}
+	if eqs == 1 && eq >= p {
+		p = eq + 1
+	}
+	if p == at {
+		// Only prose before the '@' ('@example.com' in quotes, key=@x):
+		// no address, and nothing glued to its domain.
+		return at, refused
+	}
+	for p < at && (l[p] == '.' || l[p] == '-') {
+		p++
+	}
+	return p, refused || !dotAtom(l[p:at])
 }
 
-func isLocalWordByte(c byte) bool {
-	return isAlnum(c) || c == '.' || c == '-' || c == '_' || c == '%' || c == '+'
+// localRun is 1 for the bytes of a local part (isLocalByte), 2 for '=',
+// 0 for the others.
+var localRun = func() (t [256]uint8) {
+	for c := range 128 {
+		if isLocalByte(byte(c)) {
+			t[c] = 1
+		}
+	}
+	t['='] = 2
+	return t
+}()
+
+// dotAtom is validLocal for a run of local bytes (localRun), and more: a
+// local part with a '*' is masked (t****@), one without a letter or digit
+// (-@, !@) is none.
+func dotAtom(w []byte) bool {
+	if len(w) == 0 || len(w) > 64 || w[len(w)-1] == '.' {
+		return false // w[0] is no dot: localPart skipped them
+	}
+	alnum := false
+	for i, c := range w {
+		switch {
+		case c == '*':
+			return false
+		case c == '.':
+			if w[i-1] == '.' {
+				return false
+			}
+		case !alnum:
+			alnum = isAlnum(c)
+		}
+	}
+	return alnum
+}
+
+// gluedBefore reports whether the word at l[ws] (past the dots, '-' and '_'
+// that trimming left before it) is glued to a letter or digit by a byte
+// that is in no host name and is no separator of prose, code or logs:
+// ! # $ & ' * ? ^ ~ (ya*hoo.com, x!evil.example.com, o'evil.example.com).
+// The word is then a piece of a longer token, masked or mangled, and no
+// indicator of its own. Those bytes after a value (evil.example.com's,
+// **evil.example.com**) and at a word's start (#evil.example.com,
+// *.example.com, a wildcard) leave it whole.
+func gluedBefore(l []byte, ws int) bool {
+	// Most words follow a space: one lookup, inlined, tells.
+	return ws >= 2 && glueOrTrim[l[ws-1]] && gluedAt(l, ws)
+}
+
+// glueOrTrim marks the bytes gluedBefore looks past or at.
+var glueOrTrim = [256]bool{'!': true, '#': true, '$': true, '&': true, '\'': true, '*': true, '?': true, '^': true, '~': true, '.': true, '-': true, '_': true}
+
+// gluedAt is gluedBefore past its first question.
+func gluedAt(l []byte, ws int) bool {
+	k := ws
+	for k > 0 && (l[k-1] == '.' || l[k-1] == '-' || l[k-1] == '_') {
+		k--
+	}
+	if k < 2 {
+		return false
+	}
+	c := l[k-1]
+	return c != '.' && c != '-' && c != '_' && glueOrTrim[c] && isAlnum(l[k-2])
 }
 
 // colonWord: an IPv6 address, a host:port (reported as the host: without a
@@ -1239,14 +1342,19 @@ func (e *extractor) dottedWordAt(ws, end, tld int) {
 	l := e.l
 	if isDigit(l[tld]) {
 		if isIPv4(l[ws:end]) {
-			e.ipv4(ws, end)
+			if !gluedBefore(l, ws) {
+				e.ipv4(ws, end)
+			}
 			return
 		}
 	} else if isKnownTLD(l[tld:end]) || e.marked(ws, end) || l[tld] >= utf8.RuneSelf {
 		// A call in code (obj.name(), user.id()) is not a host name.
 		called := end < len(l) && l[end] == '('
 		if e.domainOK(ws, end) && (!called || e.marked(ws, end)) {
-			e.emit(ws, end, Domain)
+			// A label token's word (ya'hoo.com) is not asked by word.
+			if !gluedBefore(l, ws) {
+				e.emit(ws, end, Domain)
+			}
 			return
 		}
 	}

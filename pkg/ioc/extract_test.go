@@ -164,7 +164,14 @@ func TestExtractCases(t *testing.T) {
 		// A refused address (masked, or with a local part no address has)
 		// gives nothing: not its domain, not the tail of its local part.
 		{"t****.h******@yahoo.com k*********.r*******@outlook.com", ""},
-		{"****@yahoo.com a*b@yahoo.com a#b@yahoo.com a..b@yahoo.com -@yahoo.com Grüße@example.com", ""},
+		{"****@yahoo.com a*b@yahoo.com a..b@yahoo.com -@yahoo.com !@yahoo.com Grüße@example.com", ""},
+		// RFC 5322's atext in a local part is the address's, whole; quotes
+		// and a key before '=' around it are not.
+		{"o'brien@example.com us!er@example.org a#b@example.net", "email o'brien@example.com|email us!er@example.org|email a#b@example.net"},
+		{"'user@example.com' `u2@example.com` smtp.mailfrom=u3@example.com", "email user@example.com|email u2@example.com|email u3@example.com"},
+		// A host glued to a word by a byte no host holds is none.
+		{"a@ya*hoo.com ya!hoo.com x'evil.example.com a^b.example.com x*1.2.3.4", ""},
+		{"*.example.com #evil.example.net evil.example.org's", "domain example.com|domain evil.example.net|domain evil.example.org"},
 		{"mailto:a@example.com email=b@example.com (c@example.com) @d.example", "email a@example.com|email b@example.com|email c@example.com|domain d.example"},
 		{"root@198.51.100.7 .!@..1.1.1.1!@#-", "ipv4 198.51.100.7|ipv4 1.1.1.1"},
 		{"evil.com\nevil.com", "domain evil.com"},
