@@ -1228,12 +1228,19 @@ func localPart(l []byte, at, de int) (ls int, refused bool) {
 }
 
 // localRun is 1 for the bytes of a local part (isLocalByte), 2 for '=',
-// 0 for the others.
+// 0 for the others. '|', '/', '{', '}' and '`' are atext, but in text they
+// part what they stand between: a table's cells (|17:36:10|admin@x.org|
+// in an AsciiDoc or Markdown table), a path, a template, inline code.
+// Read as a local part's, they made up addresses no one wrote
+// (10|admin@x.org).
 var localRun = func() (t [256]uint8) {
 	for c := range 128 {
 		if isLocalByte(byte(c)) {
 			t[c] = 1
 		}
+	}
+	for _, c := range "|/{}`" {
+		t[c] = 0
 	}
 	t['='] = 2
 	return t

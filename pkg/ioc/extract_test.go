@@ -168,6 +168,10 @@ func TestExtractCases(t *testing.T) {
 		// RFC 5322's atext in a local part is the address's, whole; quotes
 		// and a key before '=' around it are not.
 		{"o'brien@example.com us!er@example.org a#b@example.net", "email o'brien@example.com|email us!er@example.org|email a#b@example.net"},
+		// A table's cells, a path, inline code: what parts words is no
+		// local part's (an AsciiDoc table of certificates gave 10|admin@).
+		{"|05/02/2002 17:36:10|admin@solidloop.org valid|", "email admin@solidloop.org"},
+		{"sales/support@example.com {{x}}{y@example.net code`z@example.org", "email support@example.com|email y@example.net|email z@example.org"},
 		{"'user@example.com' `u2@example.com` smtp.mailfrom=u3@example.com", "email user@example.com|email u2@example.com|email u3@example.com"},
 		// A host glued to a word by a byte no host holds is none.
 		{"a@ya*hoo.com ya!hoo.com x'evil.example.com a^b.example.com x*1.2.3.4", ""},
