@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/ioc"
-	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 // SampleRows is how many records column detection reads.
@@ -21,23 +20,19 @@ type Column struct {
 	// "mixed" when they are of several families (a column of defanged
 	// URLs, addresses and domains, as an analyst keeps them).
 	Kind string
-	// Skip is why a column of indicators was left out: every one of its
-	// sampled indicators would be skipped (triage's reason for the
-	// first), so every cell would come back "skipped".
-	Skip string
 }
 
 // DetectColumns picks the indicator columns of a sample: rows[r][c] is the
 // text of column c (named names[c]) in record r, "" when missing. A column
 // is taken when more than half of its non-empty cells are indicators,
-// whatever their types, and skip (nil: nothing is noise, as --no-skip)
-// would let at least one of them be looked up; a column of indicators that
-// would all be skipped (private addresses) is left out and returned in
-// skipped. A column of free text (more than one cell in ten with white
+// whatever their types; a column of private addresses is one too: its
+// cells come back "skipped", and a public address further down is looked
+// up (leaving the column out on the sample's word would drop it unsaid).
+// A column of free text (more than one cell in ten with white
 // space inside, like a message or a user agent) is never taken, even when
 // its cells hold indicators: those are for extract and triage.
-func DetectColumns(names []string, rows [][]string, skip *triage.Skipper) (taken, skipped []Column) {
-	d := detector{skip: skip}
+func DetectColumns(names []string, rows [][]string) []Column {
+	var d detector
 	for _, row := range rows {
 		for c, cell := range row {
 			if c < len(names) {
@@ -57,22 +52,19 @@ type detector struct {
 	// repeats a few values across its columns, and classifying is the
 	// cost of detection.
 	memo map[string]cellClass
-	skip *triage.Skipper // as the run will skip; nil skips nothing
 }
 
 // memoMax bounds detector.memo; it starts over when full.
 const memoMax = 8192
 
 type tally struct {
-	nonEmpty, free, skipped int32
-	skip                    string           // the first skipped cell's reason
-	types                   map[ioc.Type]int // nil until a cell is an indicator
+	nonEmpty, free int32
+	types          map[ioc.Type]int // nil until a cell is an indicator
 }
 
 type cellClass struct {
 	t    ioc.Type
 	free bool
-	skip string // an indicator the run would not look up: why
 }
 
 // add counts the text of the cell of column c.
@@ -101,19 +93,12 @@ func (d *detector) add(c int, cell []byte) {
 				t.types = map[ioc.Type]int{}
 			}
 			t.types[cl.t]++
-			if cl.skip != "" {
-				t.skipped++
-				if t.skip == "" {
-					t.skip = cl.skip
-				}
-			}
 		}
 	}
 }
 
-// columns are the columns counted that hold indicators, and those left
-// out because all their indicators would be skipped (DetectColumns).
-func (d *detector) columns(names []string) (taken, skipped []Column) {
+// columns are the columns counted that hold indicators (DetectColumns).
+func (d *detector) columns(names []string) (taken []Column) {
 	for c, name := range names {
 		if c >= len(d.cols) {
 			break
@@ -134,14 +119,9 @@ func (d *detector) columns(names []string) (taken, skipped []Column) {
 		}
 		best := plurality(t.types)
 		col := Column{Name: name, Index: c, Type: best, Kind: kind(t.types, best, int(t.nonEmpty))}
-		if int(t.skipped) == indicators {
-			col.Skip = t.skip
-			skipped = append(skipped, col)
-			continue
-		}
 		taken = append(taken, col)
 	}
-	return taken, skipped
+	return taken
 }
 
 // plurality is the type most cells are of, in ioc's fixed order on a tie,
@@ -178,8 +158,7 @@ func kind(types map[ioc.Type]int, best ioc.Type, nonEmpty int) string {
 }
 
 // classify types one cell: t is "" when empty, Unknown when it is no
-// indicator; free when it is text with white space inside; skip when the
-// run would skip it rather than look it up.
+// indicator; free when it is text with white space inside.
 func (d *detector) classify(cell string) cellClass {
 	v := strings.TrimSpace(cell)
 	if v == "" {
@@ -188,11 +167,11 @@ func (d *detector) classify(cell string) cellClass {
 	if strings.ContainsAny(v, " \t\r\n") {
 		return cellClass{t: ioc.Unknown, free: true}
 	}
-	value, t, err := ioc.Prepare(v, true)
+	_, t, err := ioc.Prepare(v, true)
 	if err != nil || t == ioc.Unknown {
 		return cellClass{t: ioc.Unknown}
 	}
-	return cellClass{t: t, skip: d.skip.Reason(value, t)}
+	return cellClass{t: t}
 }
 
 // family groups the types one column of an export holds together (ioc's

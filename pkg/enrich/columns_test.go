@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tilookup/tilookup/pkg/ioc"
-	"github.com/tilookup/tilookup/pkg/triage"
 )
 
 func TestDetectColumns(t *testing.T) {
@@ -47,7 +46,7 @@ func TestDetectColumns(t *testing.T) {
 			for _, c := range tt.cells {
 				rows = append(rows, []string{"x", c})
 			}
-			cols, _ := DetectColumns([]string{"id", "c"}, rows, nil)
+			cols := DetectColumns([]string{"id", "c"}, rows)
 			switch {
 			case tt.want == "" && len(cols) > 0:
 				t.Errorf("took %+v, want none", cols)
@@ -133,7 +132,7 @@ func TestDetectColumnsKind(t *testing.T) {
 		for _, c := range tt.cells {
 			rows = append(rows, []string{c})
 		}
-		if cols, _ := DetectColumns([]string{"c"}, rows, nil); len(cols) != 1 || cols[0].Kind != tt.kind {
+		if cols := DetectColumns([]string{"c"}, rows); len(cols) != 1 || cols[0].Kind != tt.kind {
 			t.Errorf("%q: %+v, want kind %s", tt.cells, cols, tt.kind)
 		}
 	}
@@ -152,39 +151,23 @@ func TestDetectColumnsMixed(t *testing.T) {
 		rows = append(rows, []string{"10.0.0.6", "n/a"}) // a stray non-indicator does not matter
 		// One cell each: the tie goes to the first in ioc's order.
 		first := ioc.AllTypes[slices.IndexFunc(ioc.AllTypes, func(t ioc.Type) bool { return slices.Contains(types, t) })]
-		cols, _ := DetectColumns([]string{"src", "indicator"}, rows, &triage.Skipper{Noise: true})
-		if len(cols) != 1 || cols[0].Name != "indicator" || cols[0].Kind != "mixed" || cols[0].Type != first {
-			t.Errorf("%v: took %+v, want indicator (mixed, %s first) alone", types, cols, first)
+		cols := DetectColumns([]string{"src", "indicator"}, rows)
+		if len(cols) != 2 || cols[1].Name != "indicator" || cols[1].Kind != "mixed" || cols[1].Type != first {
+			t.Errorf("%v: took %+v, want src and indicator (mixed, %s first)", types, cols, first)
 		}
 	}
 }
 
-// A column of indicators the run would all skip (private addresses) would
-// come back "skipped" on every row: detection leaves it out and says why,
-// as the skipper says it. With nothing skipped (--no-skip) it is taken, and
-// one value that would be looked up is enough to take it (a firewall's
-// src_ip, mostly internal).
-func TestDetectColumnsSkipped(t *testing.T) {
-	skip := &triage.Skipper{Noise: true}
-	private := []string{"10.0.0.5", "192.168.1.1", "10.0.0.7"}
-	why := skip.Reason(private[0], ioc.IPv4)
-	if why == "" {
-		t.Fatalf("%s is not skipped: the fixture needs a skipped address", private[0])
-	}
+// A column of private addresses is a column of indicators: its cells come
+// back "skipped", and a public address past the sample is looked up.
+// Leaving it out on the sample's word dropped that address unsaid.
+func TestDetectColumnsPrivate(t *testing.T) {
 	var rows [][]string
-	for _, ip := range private {
+	for _, ip := range []string{"10.0.0.5", "192.168.1.1", "10.0.0.7"} {
 		rows = append(rows, []string{ip})
 	}
-	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 0 || len(skipped) != 1 || skipped[0].Name != "src" || skipped[0].Skip != why {
-		t.Errorf("took %+v, left out %+v; want src left out (%s)", cols, skipped, why)
-	}
-	if cols, skipped := DetectColumns([]string{"src"}, rows, nil); len(cols) != 1 || len(skipped) != 0 {
-		t.Errorf("--no-skip: took %+v, left out %+v; want src taken", cols, skipped)
-	}
-	info, _ := ioc.Info(ioc.IPv4)
-	rows = append(rows, []string{info.Example})
-	if cols, skipped := DetectColumns([]string{"src"}, rows, skip); len(cols) != 1 || len(skipped) != 0 {
-		t.Errorf("one public address: took %+v, left out %+v; want src taken", cols, skipped)
+	if cols := DetectColumns([]string{"src"}, rows); len(cols) != 1 || cols[0].Name != "src" {
+		t.Errorf("took %+v, want src", cols)
 	}
 }
 

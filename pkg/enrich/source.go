@@ -11,7 +11,6 @@ import (
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
-	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -23,9 +22,6 @@ type Layout struct {
 	HeaderEnd string   // its line end
 	Columns   []Column
 	Detected  bool // the columns were detected, not named
-	// Skipped are the columns of indicators detection left out: every
-	// indicator sampled in them would be skipped (Column.Skip says why).
-	Skipped []Column
 }
 
 // Source hands the cells of an export's indicator columns to lookup.Run:
@@ -71,8 +67,7 @@ var emptyCell = &Local{}
 
 // Open reads an export's header and first records: the format (when f is
 // Auto), the header and the indicator columns, named (names) or detected.
-// skip is what the run skips (nil: nothing, as --no-skip); detection
-// leaves out a column whose every indicator it would skip.
+// skip is what the run skips (nil: nothing, as --no-skip).
 func Open(r io.Reader, f Format, names []string, skip *triage.Skipper) (*Source, *Layout, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if f == Auto {
@@ -127,7 +122,7 @@ func Open(r io.Reader, f Format, names []string, skip *triage.Skipper) (*Source,
 	if len(names) > 0 {
 		layout.Columns, err = s.named(names)
 	} else {
-		layout.Columns, layout.Skipped, err = s.detect()
+		layout.Columns, err = s.detect()
 		layout.Detected = true
 	}
 	if err != nil {
@@ -205,9 +200,9 @@ func indexOf(names []string, n string) int {
 	return -1
 }
 
-func (s *Source) detect() (taken, skipped []Column, err error) {
+func (s *Source) detect() ([]Column, error) {
 	names := s.layout.Header
-	d := detector{cols: make([]tally, len(names)), skip: s.Skipper}
+	d := detector{cols: make([]tally, len(names))}
 	if s.layout.Format == NDJSON {
 		names = s.sampleFields(&d)
 	} else {
@@ -223,36 +218,20 @@ func (s *Source) detect() (taken, skipped []Column, err error) {
 			})
 		}
 	}
-	taken, skipped = d.columns(names)
-	if s.layout.Format == NDJSON {
-		for i := range taken {
-			taken[i].Index = -1
-		}
-		for i := range skipped {
-			skipped[i].Index = -1
-		}
-	}
-	if len(taken) == 0 {
+	cols := d.columns(names)
+	if len(cols) == 0 {
 		what := "column"
 		if s.layout.Format == NDJSON {
 			what = "field"
 		}
-		if len(skipped) > 0 {
-			return nil, nil, failure.New(failure.Usage, "no %s of indicators to look up in the first %d records: every value of %s would be skipped; --no-skip looks them up, --column NAME names others", what, SampleRows, DescribeSkipped(skipped))
+		return nil, failure.New(failure.Usage, "no %s of indicators found in the first %d records; name them with --column NAME", what, SampleRows)
+	}
+	if s.layout.Format == NDJSON {
+		for i := range cols {
+			cols[i].Index = -1
 		}
-		return nil, nil, failure.New(failure.Usage, "no %s of indicators found in the first %d records; name them with --column NAME", what, SampleRows)
 	}
-	return taken, skipped, nil
-}
-
-// DescribeSkipped names the columns detection left out as all skipped,
-// each with why, on one line: "src (private address), dst (loopback)".
-func DescribeSkipped(cols []Column) string {
-	var parts []string
-	for _, c := range cols {
-		parts = append(parts, sanitize.Line(c.Name)+" ("+c.Skip+")")
-	}
-	return strings.Join(parts, ", ")
+	return cols, nil
 }
 
 // sampleFields counts the fields of the sampled NDJSON objects, nested

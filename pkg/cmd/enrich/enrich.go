@@ -180,11 +180,6 @@ func run(ctx context.Context, opts *Options) error {
 	if layout.Detected {
 		fmt.Fprintf(opts.IO.ErrOut, "enrich: indicator columns: %s (name them with --column to choose)\n", describe(layout.Columns))
 	}
-	if len(layout.Skipped) > 0 {
-		// Said, not silent: a column the analyst expected is missing
-		// from the output.
-		fmt.Fprintf(opts.IO.ErrOut, "enrich: left out, every value would be skipped: %s; --no-skip takes them\n", enrich.DescribeSkipped(layout.Skipped))
-	}
 
 	// Decoded answers: the added cells need the labels and the links.
 	// Dedup outermost, so that Run can join copies of a value in flight.
