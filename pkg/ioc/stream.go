@@ -2,6 +2,7 @@ package ioc
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"slices"
@@ -48,6 +49,24 @@ type ExtractOptions struct {
 	// address) as an indicator of its own with FromURL set, unless that
 	// value was reported already; a later mention of it is then a repeat.
 	URLHosts bool
+	// Done, when closed, stops the extraction before its next block
+	// (Ctrl-C): Extract then returns ErrStopped, having reported what the
+	// blocks before found. A read that is waiting for input is not cut
+	// short: the reader's to end.
+	Done <-chan struct{}
+}
+
+// ErrStopped is Extract's error when ExtractOptions.Done stopped it.
+var ErrStopped = errors.New("extraction stopped")
+
+// closed tells whether done is closed.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Extract is ExtractReader with options. A reader that is Lines is
@@ -111,8 +130,15 @@ func extractFrom(src blocks, opts ExtractOptions, workers int, fn func(Indicator
 	if workers == 1 {
 		e := newExtractor(opts.Types)
 		b := new(block)
+		halted := false
 		err := guard(src.memory(), func() {
-			src.run(func() *block { return b }, func(b *block) bool {
+			src.run(func() *block {
+				if closed(opts.Done) {
+					halted = true
+					return nil
+				}
+				return b
+			}, func(b *block) bool {
 				e.processBlock(b)
 				m.merge(e)
 				src.merged(b)
@@ -125,9 +151,12 @@ func extractFrom(src blocks, opts ExtractOptions, workers int, fn func(Indicator
 		if err != nil {
 			return err
 		}
+		if halted {
+			return ErrStopped
+		}
 		return src.error()
 	}
-	return extractParallel(src, opts.Types, workers, m)
+	return extractParallel(src, opts, workers, m)
 }
 
 // extractParallel runs the source on the caller's goroutine and workers
@@ -137,7 +166,8 @@ func extractFrom(src blocks, opts ExtractOptions, workers int, fn func(Indicator
 // goroutine of its own waits to be scheduled for it. A fixed number of
 // blocks circulates, which bounds memory and lets the source run ahead of
 // the merge only so far.
-func extractParallel(src blocks, types []Type, workers int, m *merger) error {
+func extractParallel(src blocks, opts ExtractOptions, workers int, m *merger) error {
+	types := opts.Types
 	n := 2*workers + 2
 	free := make(chan *block, n)
 	work := make(chan *block, n)
@@ -207,13 +237,20 @@ func extractParallel(src blocks, types []Type, workers int, m *merger) error {
 			}
 		}()
 	}
-	seq := 0
+	seq, halted := 0, false
 	srcErr := guard(src.memory(), func() {
 		src.run(func() *block {
+			if closed(opts.Done) {
+				halted = true
+				return nil
+			}
 			select {
 			case b := <-free:
 				return b
 			case <-quit:
+				return nil
+			case <-opts.Done:
+				halted = true
 				return nil
 			}
 		}, func(b *block) bool {
@@ -230,6 +267,9 @@ func extractParallel(src blocks, types []Type, workers int, m *merger) error {
 	}
 	if srcErr != nil {
 		return srcErr
+	}
+	if halted {
+		return ErrStopped
 	}
 	return src.error()
 }

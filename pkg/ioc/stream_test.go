@@ -3,6 +3,7 @@ package ioc
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -170,5 +171,38 @@ func TestGuardLetsOtherPanicsGo(t *testing.T) {
 	}
 	if err := guard(text, func() {}); err != nil {
 		t.Errorf("no fault: %v", err)
+	}
+}
+
+// Closing Done stops the extraction at its next block, read or in
+// memory, on one goroutine or several: ErrStopped, and what came before.
+func TestExtractStopsWhenDone(t *testing.T) {
+	text := benchText(4 << 20)
+	all := extractWith(t, bytes.NewReader(text), ExtractOptions{}, 1, blockSize)
+	for _, workers := range []int{1, 2} {
+		for _, inMemory := range []bool{false, true} {
+			done := make(chan struct{})
+			var got []Indicator
+			fn := func(in Indicator) error {
+				if len(got) == 0 {
+					close(done)
+				}
+				got = append(got, in)
+				return nil
+			}
+			opts := ExtractOptions{Done: done}
+			var err error
+			if inMemory {
+				err = extractFrom(&textSource{text: text, size: blockSize, lineEnd: true}, opts, workers, fn)
+			} else {
+				err = extract(bytes.NewReader(text), opts, workers, blockSize, fn)
+			}
+			if !errors.Is(err, ErrStopped) {
+				t.Errorf("%d workers, in memory %v: %v, want ErrStopped", workers, inMemory, err)
+			}
+			if len(got) == 0 || len(got) >= len(all) || !slices.Equal(got, all[:len(got)]) {
+				t.Errorf("%d workers, in memory %v: %d indicators, want a beginning of the %d", workers, inMemory, len(got), len(all))
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -95,7 +96,7 @@ so that logs and scripts stay quiet).`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return run(opts)
+			return run(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Types, "types", "", "only these comma-separated `types`: ipv4,domain,...")
@@ -109,7 +110,7 @@ so that logs and scripts stay quiet).`,
 	return cmd
 }
 
-func run(opts *Options) error {
+func run(ctx context.Context, opts *Options) error {
 	var types []ioc.Type
 	if opts.Types != "" {
 		var err error
@@ -135,6 +136,9 @@ func run(opts *Options) error {
 		return err
 	}
 	defer closeAll()
+	if readsPipe(opts) {
+		r = interruptible(ctx, r)
+	}
 	cmdutil.ExtractGC(os.Getenv)
 	out := newDelayedWriter(opts.IO.Out)
 	lo := cmdutil.ListOptions(opts.IO, format)
@@ -176,7 +180,7 @@ func run(opts *Options) error {
 		// What triage.Scan finds with TextOnly, without its verdicts: they
 		// would go unused, and judging each value was a tenth of what
 		// printing it cost.
-		err = ioc.Extract(r, ioc.ExtractOptions{Types: types}, emit)
+		err = ioc.Extract(r, ioc.ExtractOptions{Types: types, Done: ctx.Done()}, emit)
 	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -186,6 +190,11 @@ func run(opts *Options) error {
 	}
 	if opts.IO.IsStderrTTY() {
 		left.print(opts.IO.ErrOut)
+	}
+	if ctx.Err() != nil && (err == nil || errors.Is(err, ioc.ErrStopped) || errors.Is(err, ctx.Err())) {
+		// Ctrl-C, SIGTERM or SIGHUP: what was found is out, and the
+		// exit code says it is not all.
+		return failure.New(failure.Interrupted, "interrupted")
 	}
 	var kinded failure.Kinded
 	if err != nil && !errors.As(err, &kinded) {
@@ -246,4 +255,64 @@ func completeTypes(_ *cobra.Command, _ []string, toComplete string) ([]string, c
 func open(opts *Options) (io.Reader, func(), error) {
 	format, _ := triage.ParseFormat(opts.Input)
 	return triage.OpenInputs(opts.IO.In, opts.Files, format, opts.Warn, cmdutil.OpenInput)
+}
+
+// readsPipe tells whether the input includes stdin that is not a regular
+// file: a pipe or a terminal, whose read can wait for input for ever.
+func readsPipe(opts *Options) bool {
+	if len(opts.Files) > 0 && !slices.Contains(opts.Files, "-") {
+		return false
+	}
+	f, ok := opts.IO.In.(*os.File)
+	if !ok {
+		return true
+	}
+	st, err := f.Stat()
+	return err != nil || !st.Mode().IsRegular()
+}
+
+// interruptible is r whose Read gives up when ctx ends, even while a read
+// is waiting for input (a pipe from tail -f that has nothing more for
+// now): the read goes on in the background, and its bytes are dropped. A
+// file mapped into memory is never read (ioc.Lines): it is stopped
+// between blocks (ioc.ExtractOptions.Done).
+func interruptible(ctx context.Context, r io.Reader) io.Reader {
+	if ctx.Done() == nil {
+		return r
+	}
+	return &ctxReader{ctx: ctx, r: r}
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+	buf []byte // what the background read reads into; p is never written after Read returns
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if cap(c.buf) < len(p) {
+		c.buf = make([]byte, len(p))
+	}
+	buf := c.buf[:len(p)]
+	done := make(chan readResult, 1)
+	go func() {
+		n, err := c.r.Read(buf)
+		done <- readResult{n, err}
+	}()
+	select {
+	case res := <-done:
+		return copy(p, buf[:res.n]), res.err
+	case <-c.ctx.Done():
+		// The read goes on with buf, which is dropped with it.
+		c.buf = nil
+		return 0, c.ctx.Err()
+	}
 }

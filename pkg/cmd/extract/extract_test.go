@@ -41,7 +41,7 @@ func runExtract(t *testing.T, stdin string, opts Options) (string, error) {
 	if opts.Format == nil {
 		opts.Format = func() (output.Format, error) { return output.Table, nil }
 	}
-	err := run(&opts)
+	err := run(context.Background(), &opts)
 	return out.String(), err
 }
 
@@ -103,7 +103,7 @@ func TestExtractSkipNoise(t *testing.T) {
 		opts := &Options{IO: ios, SkipNoise: true,
 			Format:  func() (output.Format, error) { return output.Table, nil },
 			Setting: func(string) (string, error) { return "", nil }}
-		if err := run(opts); err != nil {
+		if err := run(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != kept {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/iostreams"
 	"github.com/tilookup/tilookup/pkg/output"
 )
@@ -47,7 +49,7 @@ func TestExtractStreams(t *testing.T) {
 	ios.In, ios.Out = pr, out
 	done := make(chan error, 1)
 	go func() {
-		done <- run(&Options{IO: ios, Format: func() (output.Format, error) { return output.Table, nil }})
+		done <- run(context.Background(), &Options{IO: ios, Format: func() (output.Format, error) { return output.Table, nil }})
 	}()
 	// The first line is all there is: the input's encoding and whether it
 	// is HTML are told from what the first read brings, not its first
@@ -135,5 +137,41 @@ func TestDelayedWriterError(t *testing.T) {
 	}
 	if err := d.Close(); err != io.ErrClosedPipe {
 		t.Errorf("Close: %v, want %v", err, io.ErrClosedPipe)
+	}
+}
+
+// Ctrl-C (or SIGTERM) while the input waits for its next line (tail -f):
+// extract stops at once, with what it found out and exit 130, where it
+// used to wait for input that would never come.
+func TestExtractStopsWhileInputWaits(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out := &lines{c: make(chan string, 16)}
+	ios, _, _, _ := iostreams.Test()
+	ios.In, ios.Out = pr, out
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, &Options{IO: ios, Format: func() (output.Format, error) { return output.Table, nil }})
+	}()
+	if _, err := fmt.Fprintln(pw, "connection from 198.51.100.9 refused"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-out.c:
+		if got != "198.51.100.9" {
+			t.Fatalf("got %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no value out")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if failure.KindOf(err) != failure.Interrupted {
+			t.Errorf("%v, want the interrupted error (exit 130)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting for input after the interrupt")
 	}
 }
