@@ -14,9 +14,9 @@ import (
 )
 
 // readLinesByBufio is how ExtractReader used to read: a line at a time
-// through a 64 KiB bufio.Reader, cutting a line once it held maxLine bytes.
-// Where the cuts fall decides what is found around them, so the block
-// reader must cut the same way.
+// through a 64 KiB bufio.Reader, cutting a line once it held maxLine bytes
+// (at cutPoint). Where the cuts fall decides what is found around them, so
+// the block reader must cut the same way.
 func readLinesByBufio(t *testing.T, r io.Reader) []Indicator {
 	var out []Indicator
 	e := newExtractor(nil)
@@ -29,10 +29,7 @@ func readLinesByBufio(t *testing.T, r io.Reader) []Indicator {
 		if err == bufio.ErrBufferFull {
 			long = append(long, chunk...)
 			if len(long) >= maxLine {
-				cut := bytes.LastIndexAny(long, " \t")
-				if cut < len(long)/2 {
-					cut = len(long)
-				}
+				cut := cutPoint(long)
 				process(long[:cut])
 				long = append(long[:0], long[cut:]...)
 			}
@@ -202,6 +199,32 @@ func TestExtractStopsWhenDone(t *testing.T) {
 			}
 			if len(got) == 0 || len(got) >= len(all) || !slices.Equal(got, all[:len(got)]) {
 				t.Errorf("%d workers, in memory %v: %d indicators, want a beginning of the %d", workers, inMemory, len(got), len(all))
+			}
+		}
+	}
+}
+
+// A line too long to hold is cut between values, not through one: where
+// it holds no white space (a minified page, values joined by commas, a
+// log with CR alone between its lines), at a byte that ends a token or at
+// a ','. A URL across the 1 MiB mark is found whole, read or in
+// memory, and no piece of it is reported.
+func TestLongLinesCutBetweenValues(t *testing.T) {
+	const url = "https://payload.evil-example.com/stage2.bin"
+	for _, sep := range []string{",", "|", "\r", "\"", "\t"} {
+		for shift := 0; shift < len(url)+2; shift += 7 {
+			pad := strings.Repeat("x"+sep, (maxLine-shift)/2)
+			text := pad + url + sep + strings.Repeat("y"+sep, 1000)
+			want := []Indicator{{Value: url, Type: URL}}
+			var got []Indicator
+			if err := ExtractReader(strings.NewReader(text), nil, func(in Indicator) error { got = append(got, in); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("separator %q, URL at %d: read: %v, want the URL alone", sep, len(pad), got)
+			}
+			if got := extractTextWith(t, []byte(text), ExtractOptions{}, 2, cutChunk); !slices.Equal(got, want) {
+				t.Errorf("separator %q, URL at %d: in memory: %v, want the URL alone", sep, len(pad), got)
 			}
 		}
 	}
