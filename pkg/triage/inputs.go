@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/mapfile"
 )
 
@@ -53,9 +54,45 @@ func openInputs(stdin io.Reader, names []string, f Format, warn func(string), op
 				}
 			}
 		}
-		readers = append(readers, OpenLazy(r, name, f, warn), strings.NewReader("\n"))
+		readers = append(readers, OpenLazy(shrinkChecked(r, name), name, f, warn), strings.NewReader("\n"))
 	}
 	return io.MultiReader(readers...), closeAll, nil
+}
+
+// shrinkChecked is r, when it is a regular file, with an error instead of
+// the end of the input when the file ends short of the size it had when it
+// was opened: cut short while it was read, it would otherwise pass for a
+// complete input (a mapped file says so too: ioc.ErrTextGone). A file that
+// grows meanwhile (a log being written) is read as far as it goes.
+func shrinkChecked(r io.Reader, name string) io.Reader {
+	fh, ok := r.(*os.File)
+	if !ok {
+		return r
+	}
+	st, err := fh.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return r
+	}
+	if name == "-" {
+		name = "stdin"
+	}
+	return &shrinkReader{r: fh, name: name, size: st.Size()}
+}
+
+type shrinkReader struct {
+	r    io.Reader
+	name string
+	size int64 // at open
+	read int64
+}
+
+func (s *shrinkReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.read += int64(n)
+	if err == io.EOF && s.read < s.size {
+		err = &InputError{Name: s.name, Err: ioc.ErrTextGone}
+	}
+	return n, err
 }
 
 // mappedText is a file of plain text mapped into memory (ioc.Lines): it

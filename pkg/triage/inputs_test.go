@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,4 +117,42 @@ func extractAll(r io.Reader) ([]ioc.Indicator, error) {
 	var got []ioc.Indicator
 	err := ioc.Extract(r, ioc.ExtractOptions{}, func(in ioc.Indicator) error { got = append(got, in); return nil })
 	return got, err
+}
+
+// A file cut short after it was opened is an error at its end, read as one
+// of several files or as stdin, as it is when mapped (ioc.ErrTextGone):
+// otherwise what was read would pass for the whole input.
+func TestInputCutShortIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	name, other := filepath.Join(dir, "report.txt"), filepath.Join(dir, "other.txt")
+	text := bytes.Repeat([]byte("seen at 192.0.2.1 and evil.example.com\n"), 1000)
+	for _, stdin := range []bool{false, true} {
+		os.WriteFile(name, text, 0o644)
+		os.WriteFile(other, []byte("198.51.100.7\n"), 0o644)
+		names := []string{other, name}
+		var in *os.File
+		if stdin {
+			var err error
+			if in, err = os.Open(name); err != nil {
+				t.Fatal(err)
+			}
+			names = []string{"-"}
+		}
+		r, closeAll, err := openInputs(in, names, Auto, nil, os.Open, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(name, int64(len(text)/2)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(r)
+		closeAll()
+		if in != nil {
+			in.Close()
+		}
+		var ie *InputError
+		if !errors.Is(err, ioc.ErrTextGone) || !errors.As(err, &ie) {
+			t.Errorf("stdin %v: %v, want the input named and ErrTextGone", stdin, err)
+		}
+	}
 }
