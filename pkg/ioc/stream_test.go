@@ -174,7 +174,7 @@ func TestGuardLetsOtherPanicsGo(t *testing.T) {
 // Closing Done stops the extraction at its next block, read or in
 // memory, on one goroutine or several: ErrStopped, and what came before.
 func TestExtractStopsWhenDone(t *testing.T) {
-	text := benchText(4 << 20)
+	text := benchText(2 << 20)
 	all := extractWith(t, bytes.NewReader(text), ExtractOptions{}, 1, blockSize)
 	for _, workers := range []int{1, 2} {
 		for _, inMemory := range []bool{false, true} {
@@ -212,7 +212,7 @@ func TestExtractStopsWhenDone(t *testing.T) {
 func TestLongLinesCutBetweenValues(t *testing.T) {
 	const url = "https://payload.evil-example.com/stage2.bin"
 	for _, sep := range []string{",", "|", "\r", "\"", "\t"} {
-		for shift := 0; shift < len(url)+2; shift += 7 {
+		for _, shift := range []int{0, len(url) / 2, len(url) + 1} {
 			pad := strings.Repeat("x"+sep, (maxLine-shift)/2)
 			text := pad + url + sep + strings.Repeat("y"+sep, 1000)
 			want := []Indicator{{Value: url, Type: URL}}
