@@ -104,7 +104,7 @@ func (d *detector) columns(names []string) (taken []Column) {
 			break
 		}
 		t := &d.cols[c]
-		if t.nonEmpty == 0 || int(t.free)*10 > int(t.nonEmpty) {
+		if t.nonEmpty == 0 || int(t.free)*10 > int(t.nonEmpty) || added(name) {
 			continue
 		}
 		// Any indicators count together: an analyst's "indicator" column

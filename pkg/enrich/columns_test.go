@@ -250,3 +250,23 @@ func TestOpenDetectsBounded(t *testing.T) {
 		t.Errorf("the record after a wide one: %v; want ip found", err)
 	}
 }
+
+// What enrich adds (tl_C_status … tl_C_url, the "tilookup" field and its
+// members) is never detected as a column of the export's: tl_C_url holds
+// the service's own links.
+func TestDetectColumnsLeavesOutAdded(t *testing.T) {
+	info, _ := ioc.Info(ioc.URL)
+	var names []string
+	for _, suffix := range addedSuffixes {
+		names = append(names, addedPrefix+"src_"+suffix)
+	}
+	names = append(names, addedField+".src.detail_url", "tl_url")
+	row := make([]string, len(names))
+	for i := range row {
+		row[i] = info.Example
+	}
+	cols := DetectColumns(names, [][]string{row, row})
+	if len(cols) != 1 || cols[0].Name != "tl_url" {
+		t.Errorf("took %+v, want tl_url alone (a column of the export's that only looks like enrich's)", cols)
+	}
+}

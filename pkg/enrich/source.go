@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tilookup/tilookup/pkg/failure"
 	"github.com/tilookup/tilookup/pkg/ioc"
 	"github.com/tilookup/tilookup/pkg/lookup"
+	"github.com/tilookup/tilookup/pkg/sanitize"
 	"github.com/tilookup/tilookup/pkg/triage"
 )
 
@@ -128,10 +130,41 @@ func Open(r io.Reader, f Format, names []string, skip *triage.Skipper) (*Source,
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := s.enrichedAlready(); err != nil {
+		return nil, nil, err
+	}
 	for _, c := range layout.Columns {
 		s.last = max(s.last, c.Index)
 	}
 	return s, layout, nil
+}
+
+// enrichedAlready refuses an export that holds what enrich would add to it
+// (an output of enrich given to it again): the added cells would come
+// twice, under the same names, or a second "tilookup" member in an
+// object, which a reader of JSON takes either of.
+func (s *Source) enrichedAlready() error {
+	const again = "the input was enriched already (it holds %s): give enrich the export it was made from"
+	if s.layout.Format == NDJSON {
+		for _, rec := range s.replay {
+			if fields, err := Fields(rec.Raw); err == nil {
+				for _, f := range fields {
+					if f.Name == addedField {
+						return failure.New(failure.Input, again, `a "`+addedField+`" field`)
+					}
+				}
+			}
+		}
+		return nil
+	}
+	for _, c := range s.layout.Columns {
+		for _, suffix := range addedSuffixes {
+			if name := addedPrefix + c.Name + "_" + suffix; slices.Contains(s.layout.Header, name) {
+				return failure.New(failure.Input, again, sanitize.Line(name))
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Source) named(names []string) ([]Column, error) {

@@ -90,9 +90,9 @@ func (w *Writer) Header() error {
 	b.Reset()
 	b.Write(w.layout.HeaderRaw)
 	for _, c := range w.layout.Columns {
-		for _, suffix := range []string{"status", "count", "resources", "url"} {
+		for _, suffix := range addedSuffixes {
 			b.WriteByte(Delimiter(w.layout.Format))
-			w.writeCell("tl_" + c.Name + "_" + suffix)
+			w.writeCell(addedPrefix + c.Name + "_" + suffix)
 		}
 	}
 	b.WriteString(w.lineEnd(w.layout.HeaderEnd))
@@ -130,7 +130,7 @@ func (w *Writer) Row(raw string, outs []Outcome, bad bool) error {
 		b.WriteString(body)
 		b.WriteString(end)
 	case w.layout.Format == NDJSON:
-		if !insertField(b, []byte(body), "tilookup", w.fields(outs)) {
+		if !insertField(b, []byte(body), addedField, w.fields(outs)) {
 			b.WriteString(body)
 		}
 		b.WriteString(w.lineEnd(end))
@@ -187,7 +187,7 @@ func (w *Writer) object(body string, outs []Outcome) {
 	if n > 0 {
 		b.WriteByte(',')
 	}
-	writeJSONString(b, "tilookup")
+	writeJSONString(b, addedField)
 	b.WriteByte(':')
 	b.Write(w.fields(outs))
 	b.WriteByte('}')
@@ -344,4 +344,33 @@ func (s *Sink) Flush() error {
 		return nil
 	}
 	return s.FlushOut()
+}
+
+// The columns enrich adds to a CSV or TSV for an indicator column C are
+// addedPrefix+C+"_"+suffix, for each of addedSuffixes; to an NDJSON
+// object, the field addedField.
+const (
+	addedPrefix = "tl_"
+	addedField  = "tilookup"
+)
+
+var addedSuffixes = []string{"status", "count", "resources", "url"}
+
+// added tells a column or field that enrich itself adds (tl_C_status …,
+// the "tilookup" field and what it holds): an export enriched once and
+// given to enrich again holds them, and they are no indicators of the
+// export's (tl_C_url is the service's own link).
+func added(name string) bool {
+	if name == addedField || strings.HasPrefix(name, addedField+".") {
+		return true
+	}
+	if !strings.HasPrefix(name, addedPrefix) {
+		return false
+	}
+	for _, suffix := range addedSuffixes {
+		if strings.HasSuffix(name, "_"+suffix) && len(name) > len(addedPrefix)+len(suffix)+1 {
+			return true
+		}
+	}
+	return false
 }
