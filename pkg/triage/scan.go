@@ -23,8 +23,12 @@ type ScanOptions struct {
 	Skip  *Skipper   // the skip rules; nil skips address blocks only
 	Types []ioc.Type // only these types (extract --types); nil: all
 	// TextOnly leaves out the hosts of URLs: extract lists what the text
-	// holds, where triage also looks up each URL's host.
+	// holds, where triage also looks up each URL's host. And it holds
+	// nothing back, for a stream (tail -f): a schemeless URL is skipped as
+	// its twin's only when the same URL with its scheme came before it.
 	TextOnly bool
+	// Done stops the scan, as ioc.ExtractOptions.Done.
+	Done <-chan struct{}
 }
 
 // Scan is the one reading of a report for triage and what shares its
@@ -37,14 +41,18 @@ func Scan(text io.Reader, opts ScanOptions, yield func(Found) error) error {
 	// Each URL's host is looked up too: "is this host known?" is the
 	// question an analyst asks of a C2 URL, and an exact-URL search does
 	// not ask it.
-	eo := ioc.ExtractOptions{Types: opts.Types, URLHosts: !opts.TextOnly}
+	eo := ioc.ExtractOptions{Types: opts.Types, URLHosts: !opts.TextOnly, Done: opts.Done}
 	judged := func(ind ioc.Indicator) Found {
 		v := opts.Skip.Judge(ind.Value, ind.Type)
 		return Found{Indicator: ind, Skip: v.Skip, Warninglists: v.Warninglists}
 	}
 	if opts.TextOnly {
-		// extract lists what the text holds, twins and all.
-		return ioc.Extract(text, eo, func(ind ioc.Indicator) error { return yield(judged(ind)) })
+		var tw twins
+		return ioc.Extract(text, eo, func(ind ioc.Indicator) error {
+			f := judged(ind)
+			tw.earlier(&f)
+			return yield(f)
+		})
 	}
 	// A schemeless URL and the same URL with its scheme are one lookup
 	// (twins; pkg/ioc/RULES.md).

@@ -3,6 +3,7 @@ package triage
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,29 @@ func TestScanSchemelessTwin(t *testing.T) {
 		if got := skipped["pastebin.com/raw/w6BVFFWQ"]; got != sameURLWithScheme {
 			t.Errorf("%q: schemeless twin %q", text, got)
 		}
+	}
+}
+
+// A stream (extract --skip-noise, TextOnly) holds nothing back: a
+// schemeless URL after the same URL with its scheme is skipped as its
+// twin, as triage skips it; one before it is out already and stays.
+func TestScanTextOnlyTwinComesFirst(t *testing.T) {
+	const text = "see https://pastebin.com/raw/a, then pastebin.com/raw/a; and pastebin.com/raw/b before https://pastebin.com/raw/b\n"
+	var got []string
+	err := Scan(strings.NewReader(text), ScanOptions{Skip: &Skipper{Noise: true}, TextOnly: true}, func(f Found) error {
+		got = append(got, f.Value+" "+f.Skip)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"https://pastebin.com/raw/a ",
+		"pastebin.com/raw/a " + sameURLWithScheme,
+		"pastebin.com/raw/b ",
+		"https://pastebin.com/raw/b ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -83,6 +83,22 @@ func (tw *twins) flush() error {
 	return nil
 }
 
+// earlier is add for a stream, which cannot hold a value back for a twin
+// that may come later (tail -f): it marks f, the next indicator, skipped
+// when it is a schemeless URL whose twin with its scheme came before it.
+func (tw *twins) earlier(f *Found) {
+	if f.Type != ioc.URL || f.FromURL != "" || f.Skip != "" {
+		return
+	}
+	if _, rest, ok := strings.Cut(f.Value, "://"); ok {
+		tw.remember(rest, f.Value)
+		return
+	}
+	if twin, ok := tw.schemed[f.Value]; ok {
+		f.Skip, f.Warninglists = sameAs(twin), nil
+	}
+}
+
 // sameAs is the skip reason of a schemeless URL whose twin is looked up.
 // It does not name the twin: the summary counts values by reason, and a
 // reason per URL would make that count as long as the report.

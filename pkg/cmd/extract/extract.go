@@ -70,9 +70,11 @@ four digests), ip (ipv4, ipv6) and all.
 loopback, link-local, CGNAT, multicast and reserved addresses, address
 blocks, special-use and private-use names (.local, .localhost, .internal,
 home.arpa, .alt, .lan, .corp, .home, .mail) with the e-mail addresses and
-URLs at them, and the values of --allowlist FILE and of the MISP warning
-lists under --warninglists DIR (or the config's allowlist and warninglists).
-So tilookup extract --skip-noise report.txt | tilookup search sends only what
+URLs at them, the values of --allowlist FILE and of the MISP warning lists
+under --warninglists DIR (or the config's allowlist and warninglists), and
+a URL without its scheme after the same URL with one (triage looks up the
+one with its scheme; extract holds nothing back, so one that comes first
+stays). So tilookup extract --skip-noise report.txt | tilookup search sends only what
 triage would send, and never an internal name. Standard output holds the
 kept values only; when standard error is a terminal, a count of what was
 left out, by reason, is written there at the end (nothing when it is not,
@@ -169,7 +171,7 @@ func run(ctx context.Context, opts *Options) error {
 		return w.Write(nil, cells[:])
 	}
 	if opts.SkipNoise {
-		err = triage.Scan(r, triage.ScanOptions{Skip: skipper, Types: types, TextOnly: true}, func(ind triage.Found) error {
+		err = triage.Scan(r, triage.ScanOptions{Skip: skipper, Types: types, TextOnly: true, Done: ctx.Done()}, func(ind triage.Found) error {
 			if ind.Skip != "" {
 				left.add(ind.Skip)
 				return nil
