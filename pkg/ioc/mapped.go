@@ -147,32 +147,12 @@ func (s *textSource) cutLine(get func() *block, put func(*block) bool) (int, boo
 		add(k)
 		k += cutChunk
 	}
-	// finish's loop over the rest of the line (and its '\n'): a last
-	// chunk of exactly cutChunk bytes that ends with a '\n' is kept for
-	// the end.
-	for ok {
-		rest := end - k
-		if ended {
-			rest++
-		}
-		if rest < cutChunk || rest == cutChunk && (ended || s.text[k+cutChunk-1] == '\n') {
-			break
-		}
-		add(k)
-		k += cutChunk
-	}
 	if !ok {
 		return end, false
 	}
+	// The rest, at most a chunk and a byte, as finish takes a line's end.
 	s.fed = end
-	s.cut.long = append(s.cut.long, s.text[k:end]...)
-	if ended {
-		s.cut.long = append(s.cut.long, '\n')
-	}
-	if len(s.cut.long) > 0 {
-		process(s.cut.long)
-	}
-	s.cut.long = s.cut.long[:0]
+	s.cut.finish(s.text[k:end], ended, process)
 	return end, ok
 }
 

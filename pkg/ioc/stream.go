@@ -304,7 +304,7 @@ func (e *extractor) processBlock(b *block) {
 		return
 	}
 	if b.ended {
-		e.long = cutLongEnded(b.buf, e.long, e.processLine)
+		e.long = cutLong(b.buf, true, e.long, e.processLine)
 		return
 	}
 	for text := b.buf; len(text) > 0; {
@@ -312,34 +312,13 @@ func (e *extractor) processBlock(b *block) {
 	}
 }
 
-// cutLong processes a complete line (its '\n' included, if it has one)
-// that may be too long to take whole, in the pieces the reader cuts it
-// into; long is a buffer to reuse, returned for the next call.
-func cutLong(line, long []byte, process func([]byte)) []byte {
+// cutLong processes a complete line (its '\n' included, if it has one;
+// with ended, one more after it) that may be too long to take whole, in
+// the pieces the reader cuts it into; long is a buffer to reuse, returned
+// for the next call.
+func cutLong(line []byte, ended bool, long []byte, process func([]byte)) []byte {
 	c := cutter{long: long[:0]}
-	c.finish(line, process)
-	return c.long[:0]
-}
-
-// cutLongEnded processes line and a '\n' after it, as cutLong would
-// process the two together, without copying a long line first: only what
-// the cutter keeps of it, less than cutChunk bytes, goes with the '\n'.
-func cutLongEnded(line, long []byte, process func([]byte)) []byte {
-	if len(line)+1 < maxLine {
-		long = append(append(long[:0], line...), '\n')
-		process(long)
-		return long[:0]
-	}
-	c := cutter{long: long[:0]}
-	// finish's loop over line and its '\n': a last chunk of exactly
-	// cutChunk bytes holds the '\n', and finish keeps it.
-	k := 0
-	for len(line)-k+1 > cutChunk {
-		c.add(line[k:k+cutChunk], process)
-		k += cutChunk
-	}
-	c.long = append(append(c.long, line[k:]...), '\n')
-	process(c.long)
+	c.finish(line, ended, process)
 	return c.long[:0]
 }
 
@@ -362,14 +341,27 @@ func (c *cutter) add(chunk []byte, process func([]byte)) {
 }
 
 // finish takes in the rest of the line, its '\n' included if it has one.
-func (c *cutter) finish(rest []byte, process func([]byte)) {
+// With ended, rest is read as if a '\n' followed it (a mapped file's last
+// line, which the command line reads with one), without copying it first.
+func (c *cutter) finish(rest []byte, ended bool, process func([]byte)) {
 	// The old reader took a full chunk without a '\n' as one that does
-	// not end the line, even at the end of the input.
-	for len(rest) > cutChunk || len(rest) == cutChunk && rest[cutChunk-1] != '\n' {
+	// not end the line, even at the end of the input; a last chunk of
+	// exactly cutChunk bytes that holds the ended line's '\n' is kept.
+	for {
+		n := len(rest)
+		if ended {
+			n++
+		}
+		if n < cutChunk || n == cutChunk && (ended || rest[cutChunk-1] == '\n') {
+			break
+		}
 		c.add(rest[:cutChunk], process)
 		rest = rest[cutChunk:]
 	}
 	c.long = append(c.long, rest...)
+	if ended {
+		c.long = append(c.long, '\n')
+	}
 	if len(c.long) > 0 {
 		process(c.long)
 	}
@@ -497,7 +489,7 @@ func (s *source) cutLine(get func() *block, put func(*block) bool) bool {
 			if i >= 0 {
 				end = i + 1
 			}
-			s.cut.finish(s.pend[:end], process)
+			s.cut.finish(s.pend[:end], false, process)
 			s.carry = append(s.carry[:0], s.pend[end:]...)
 			s.pend = s.pend[:0]
 			s.cutting = false

@@ -115,7 +115,7 @@ func (e *extractor) firstLine(text []byte) int {
 		line = text[:i+1]
 	}
 	if len(line) >= maxLine {
-		e.long = cutLong(line, e.long, e.processLine)
+		e.long = cutLong(line, false, e.long, e.processLine)
 	} else {
 		e.processLine(line)
 	}
